@@ -1,0 +1,73 @@
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "ff/cuda/field_selftest.hpp"
+
+namespace cuzk::ff::cuda {
+namespace {
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+template <class F>
+__global__ void field_ops_kernel(const F* a, const F* b, F* out, size_t n) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  F x = a[i], y = b[i];
+  out[4 * i + 0] = x * y;
+  out[4 * i + 1] = x + y;
+  out[4 * i + 2] = x - y;
+  out[4 * i + 3] = x.sqr();
+}
+
+template <class F>
+std::vector<F> run(const std::vector<F>& a, const std::vector<F>& b) {
+  if (a.size() != b.size()) throw std::invalid_argument("field self-test: input lengths differ");
+  std::vector<F> out(4 * a.size());
+  if (a.empty()) return out;
+  F *da = nullptr, *db = nullptr, *dout = nullptr;
+  auto release = [&] {
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dout);
+  };
+  try {
+    check(cudaMalloc(&da, a.size() * sizeof(F)), "cudaMalloc");
+    check(cudaMalloc(&db, b.size() * sizeof(F)), "cudaMalloc");
+    check(cudaMalloc(&dout, out.size() * sizeof(F)), "cudaMalloc");
+    check(cudaMemcpy(da, a.data(), a.size() * sizeof(F), cudaMemcpyHostToDevice), "upload");
+    check(cudaMemcpy(db, b.data(), b.size() * sizeof(F), cudaMemcpyHostToDevice), "upload");
+    const unsigned threads = 128;
+    const unsigned blocks = unsigned((a.size() + threads - 1) / threads);
+    field_ops_kernel<F><<<blocks, threads>>>(da, db, dout, a.size());
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaMemcpy(out.data(), dout, out.size() * sizeof(F), cudaMemcpyDeviceToHost), "download");
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+  return out;
+}
+
+}  // namespace
+
+int device_count(std::string* why) {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    if (why) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (n == 0 && why) *why = "no CUDA device";
+  return n;
+}
+
+std::vector<Fp> fp_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b) { return run(a, b); }
+std::vector<Fr> fr_ops_on_device(const std::vector<Fr>& a, const std::vector<Fr>& b) { return run(a, b); }
+std::vector<Fp2> fp2_ops_on_device(const std::vector<Fp2>& a, const std::vector<Fp2>& b) { return run(a, b); }
+
+}  // namespace cuzk::ff::cuda

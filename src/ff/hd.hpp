@@ -1,0 +1,19 @@
+// Host/device portability macros shared by all arithmetic headers.
+//
+// Field and curve code is written once as templates that compile both for the
+// host (g++/clang) and for CUDA devices (nvcc). CUZK_HD marks such functions.
+#pragma once
+
+#if defined(__CUDACC__)
+#define CUZK_HD __host__ __device__
+#define CUZK_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define CUZK_HD
+#define CUZK_HD_INLINE inline __attribute__((always_inline))
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define CUZK_DEVICE_CODE 1
+#else
+#define CUZK_DEVICE_CODE 0
+#endif

@@ -1,0 +1,57 @@
+// The field templates compiled for the GPU agree bit for bit with the CPU build.
+// Skipped cleanly when no CUDA device is present.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ff/cuda/field_selftest.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::ff {
+namespace {
+
+class FieldGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda::device_count(&why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
+  }
+};
+
+template <class F, class Run>
+void compare(Run run, size_t n) {
+  auto rng = test::make_rng();
+  std::vector<F> a(n), b(n);
+  for (size_t i = 0; i < n; i++) {
+    a[i] = F::random(rng);
+    b[i] = F::random(rng);
+  }
+  if (n > 2) {
+    a[0] = F::zero();
+    b[1] = F::one();
+    a[2] = -F::one();
+    b[2] = -F::one();
+  }
+  std::vector<F> got = run(a, b);
+  ASSERT_EQ(got.size(), 4 * n);
+  for (size_t i = 0; i < n; i++) {
+    EXPECT_EQ(got[4 * i + 0], a[i] * b[i]) << i;
+    EXPECT_EQ(got[4 * i + 1], a[i] + b[i]) << i;
+    EXPECT_EQ(got[4 * i + 2], a[i] - b[i]) << i;
+    EXPECT_EQ(got[4 * i + 3], a[i].sqr()) << i;
+  }
+}
+
+TEST_F(FieldGpuTest, FpMatchesCpu) {
+  for (size_t n : {size_t(0), size_t(1), size_t(1000), size_t(4099)}) compare<Fp>(cuda::fp_ops_on_device, n);
+}
+TEST_F(FieldGpuTest, FrMatchesCpu) {
+  for (size_t n : {size_t(1), size_t(4099)}) compare<Fr>(cuda::fr_ops_on_device, n);
+}
+TEST_F(FieldGpuTest, Fp2MatchesCpu) {
+  for (size_t n : {size_t(3), size_t(2048)}) compare<Fp2>(cuda::fp2_ops_on_device, n);
+}
+
+}  // namespace
+}  // namespace cuzk::ff

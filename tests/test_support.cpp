@@ -1,0 +1,61 @@
+#include "test_support.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+namespace cuzk::test {
+
+uint64_t run_seed() {
+  static const uint64_t seed = [] {
+    if (const char* env = std::getenv("CUZK_TEST_SEED")) return uint64_t(std::strtoull(env, nullptr, 0));
+    std::random_device rd;
+    return (uint64_t(rd()) << 32) | uint64_t(rd());
+  }();
+  return seed;
+}
+
+std::mt19937_64 make_rng() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+  return std::mt19937_64(run_seed() ^ std::hash<std::string>{}(name));
+}
+
+std::string testdata_dir() {
+  if (const char* env = std::getenv("CUZK_TESTDATA")) return env;
+  return CUZK_TESTDATA_DIR;
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot open " << path << " (set CUZK_TESTDATA to the shared testdata directory)";
+    return {};
+  }
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+namespace {
+// Prints the seed once at start and again after any failure.
+class SeedPrinter : public ::testing::EmptyTestEventListener {
+  void OnTestProgramStart(const ::testing::UnitTest&) override {
+    std::printf("cuzk test seed: %llu (CUZK_TEST_SEED=%llu reproduces this run)\n", (unsigned long long)run_seed(),
+                (unsigned long long)run_seed());
+  }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    if (info.result()->Failed()) {
+      std::printf("  failed with CUZK_TEST_SEED=%llu\n", (unsigned long long)run_seed());
+    }
+  }
+};
+}  // namespace
+
+}  // namespace cuzk::test
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new cuzk::test::SeedPrinter);
+  return RUN_ALL_TESTS();
+}

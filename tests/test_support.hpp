@@ -1,0 +1,25 @@
+// Shared helpers for the tests: a per-run random seed (printed, and settable through
+// CUZK_TEST_SEED to reproduce a failure) and the path of the shared test vectors.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cuzk::test {
+
+// The seed of this test process, chosen at start-up unless CUZK_TEST_SEED is set.
+uint64_t run_seed();
+
+// A generator seeded from the run seed and the current test's name, so each test is
+// reproducible on its own.
+std::mt19937_64 make_rng();
+
+// Directory of ../shared/testdata (CMake's CUZK_TESTDATA_DIR, or $CUZK_TESTDATA).
+std::string testdata_dir();
+
+// Reads a whole file; fails the current test (returns empty) when it cannot.
+std::vector<uint8_t> read_file(const std::string& path);
+
+}  // namespace cuzk::test

@@ -43,6 +43,16 @@ void BM_FieldSqrChain(benchmark::State& state) {
       benchmark::Counter(double(state.iterations()) * 100, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 template <class F>
+void BM_FieldAddChain(benchmark::State& state) {
+  F x = F::random(rng()), y = F::random(rng());
+  for (auto _ : state) {
+    for (int i = 0; i < 100; i++) x = x + y;
+    benchmark::DoNotOptimize(x);
+  }
+  state.counters["ns_per_op"] =
+      benchmark::Counter(double(state.iterations()) * 100, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+template <class F>
 void BM_FieldInverse(benchmark::State& state) {
   F x = F::random(rng());
   for (auto _ : state) {
@@ -146,6 +156,7 @@ void BM_MultiPairing3(benchmark::State& state) {
 
 BENCHMARK(BM_FieldMulChain<Fp>)->Name("fp_mul");
 BENCHMARK(BM_FieldSqrChain<Fp>)->Name("fp_sqr");
+BENCHMARK(BM_FieldAddChain<Fp>)->Name("fp_add");
 BENCHMARK(BM_FieldMulChain<Fr>)->Name("fr_mul");
 BENCHMARK(BM_FieldMulChain<ff::Fp2>)->Name("fp2_mul");
 BENCHMARK(BM_FieldInverse<Fp>)->Name("fp_inverse");

@@ -40,6 +40,30 @@ TYPED_TEST(PrimeFieldTest, RingLaws) {
   EXPECT_TRUE((-F::zero()).is_zero());
 }
 
+// The assembly kernels (x86-64 with ADX) against the portable ones and plain integer
+// arithmetic, on random and extreme operands.
+TYPED_TEST(PrimeFieldTest, FastKernelsMatchPortableKernels) {
+  using F = TypeParam;
+  using L = typename F::Limbs;
+  auto rng = test::make_rng();
+  std::vector<F> xs = {F::zero(), F::one(), -F::one(), -F::from_u64(2), F::from_montgomery(L::from_u64(1))};
+  for (int i = 0; i < 500; i++) xs.push_back(F::random(rng));
+  for (size_t i = 0; i < xs.size(); i++) {
+    const F& a = xs[i];
+    const F& b = xs[(i * 7 + 3) % xs.size()];
+    EXPECT_EQ((a * b).mont, F::mont_mul_portable(a.mont, b.mont));
+    EXPECT_EQ(a.sqr().mont, F::mont_sqr(a.mont));
+    // a + b and a - b on the Montgomery integers, reduced by hand.
+    L sum = a.mont;
+    sum.add_in_place(b.mont);
+    if (sum >= F::modulus()) sum.sub_in_place(F::modulus());
+    EXPECT_EQ((a + b).mont, sum);
+    L diff = a.mont;
+    if (diff.sub_in_place(b.mont)) diff.add_in_place(F::modulus());
+    EXPECT_EQ((a - b).mont, diff);
+  }
+}
+
 TYPED_TEST(PrimeFieldTest, SmallIntegersAndCanonicalForm) {
   using F = TypeParam;
   EXPECT_EQ(F::from_u64(6) * F::from_u64(7), F::from_u64(42));

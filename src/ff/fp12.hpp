@@ -84,12 +84,7 @@ struct Fp12 {
 
   template <size_t K>
   CUZK_HD constexpr Fp12 pow(const BigInt<K>& e) const {
-    Fp12 r = one();
-    for (size_t i = e.bit_length(); i-- > 0;) {
-      r = r.sqr();
-      if (e.bit(i)) r *= *this;
-    }
-    return r;
+    return pow_square_and_multiply(*this, e);
   }
 
   template <class Rng>

@@ -46,12 +46,7 @@ struct Fp2 {
 
   template <size_t K>
   CUZK_HD constexpr Fp2 pow(const BigInt<K>& e) const {
-    Fp2 r = one();
-    for (size_t i = e.bit_length(); i-- > 0;) {
-      r = r.sqr();
-      if (e.bit(i)) r *= *this;
-    }
-    return r;
+    return pow_square_and_multiply(*this, e);
   }
 
   // ZCash's sign rule for Fp2: compare c1, or c0 when c1 is zero.

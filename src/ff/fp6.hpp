@@ -99,12 +99,7 @@ struct Fp6 {
 
   template <size_t K>
   CUZK_HD constexpr Fp6 pow(const BigInt<K>& e) const {
-    Fp6 r = one();
-    for (size_t i = e.bit_length(); i-- > 0;) {
-      r = r.sqr();
-      if (e.bit(i)) r *= *this;
-    }
-    return r;
+    return pow_square_and_multiply(*this, e);
   }
 
   template <class Rng>

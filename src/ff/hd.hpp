@@ -17,3 +17,12 @@
 #else
 #define CUZK_DEVICE_CODE 0
 #endif
+
+// Full unrolling of the fixed-trip limb loops: the field kernels are only fast unrolled.
+#if defined(__CUDACC__)
+#define CUZK_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define CUZK_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define CUZK_UNROLL _Pragma("GCC unroll 16")
+#endif

@@ -12,9 +12,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ff/bigint.hpp"
 #include "ff/hd.hpp"
+#include "ff/pow.hpp"
+#include "ff/x86/mont_mul_adx.hpp"
 
 namespace cuzk::ff {
 
@@ -104,11 +107,37 @@ class MontField {
 
   // ---- additive group -----------------------------------------------------
   CUZK_HD friend constexpr MontField operator+(const MontField& a, const MontField& b) {
+#if defined(CUZK_HAVE_MONT_MUL_ADX)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        MontField r;
+        if constexpr (N == 4) {
+          x86::mod_add_4(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
+        } else {
+          x86::mod_add_6(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
+        }
+        return r;
+      }
+    }
+#endif
     Limbs s = a.mont;
     s.add_in_place(b.mont);  // cannot carry out: 2M < 2^(64N)
     return MontField{reduce_once(s)};
   }
   CUZK_HD friend constexpr MontField operator-(const MontField& a, const MontField& b) {
+#if defined(CUZK_HAVE_MONT_MUL_ADX)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        MontField r;
+        if constexpr (N == 4) {
+          x86::mod_sub_4(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
+        } else {
+          x86::mod_sub_6(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
+        }
+        return r;
+      }
+    }
+#endif
     constexpr Limbs m = Consts::M;
     Limbs d = a.mont;
     uint64_t borrow = d.sub_in_place(b.mont);
@@ -127,17 +156,19 @@ class MontField {
     return MontField{mont_mul(a.mont, b.mont)};
   }
   CUZK_HD constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
-  CUZK_HD constexpr MontField sqr() const { return MontField{mont_sqr(mont)}; }
+  // With the mulx/adx kernel a plain product beats the portable dedicated squaring.
+  CUZK_HD constexpr MontField sqr() const {
+#if defined(CUZK_HAVE_MONT_MUL_ADX)
+    return MontField{mont_mul(mont, mont)};
+#else
+    return MontField{mont_sqr(mont)};
+#endif
+  }
 
-  // a^e for any exponent width, square-and-multiply from the top bit.
+  // a^e for any exponent width.
   template <size_t K>
   CUZK_HD constexpr MontField pow(const BigInt<K>& e) const {
-    MontField r = one();
-    for (size_t i = e.bit_length(); i-- > 0;) {
-      r = r.sqr();
-      if (e.bit(i)) r *= *this;
-    }
-    return r;
+    return pow_square_and_multiply(*this, e);
   }
   CUZK_HD constexpr MontField pow(uint64_t e) const { return pow(BigInt<1>::from_u64(e)); }
 
@@ -226,17 +257,38 @@ class MontField {
   }
 
   // ---- raw Montgomery kernels ---------------------------------------------
-  // a * b * R^-1 mod M for a, b < M (no-carry CIOS).
+  // a * b * R^-1 mod M for a, b < M: the mulx/adx kernel on x86-64 hosts that have it,
+  // the portable kernel otherwise (and at compile time).
   CUZK_HD static constexpr Limbs mont_mul(const Limbs& a, const Limbs& b) {
+#if defined(CUZK_HAVE_MONT_MUL_ADX)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        Limbs r;
+        if constexpr (N == 4) {
+          x86::mont_mul_adx_4(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
+        } else {
+          x86::mont_mul_adx_6(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
+        }
+        return reduce_once(r);
+      }
+    }
+#endif
+    return mont_mul_portable(a, b);
+  }
+
+  // The portable no-carry CIOS kernel (host and device); the reference for the assembly.
+  CUZK_HD static constexpr Limbs mont_mul_portable(const Limbs& a, const Limbs& b) {
     constexpr Limbs m = Consts::M;
     constexpr uint64_t inv = Consts::INV;
     Limbs t = Limbs::zero();
+    CUZK_UNROLL
     for (size_t i = 0; i < N; i++) {
       uint64_t A = 0;
       t.limb[0] = mul_add_carry(a.limb[0], b.limb[i], t.limb[0], A);
       uint64_t q = t.limb[0] * inv;
       uint64_t C = 0;
       (void)mul_add_carry(q, m.limb[0], t.limb[0], C);
+      CUZK_UNROLL
       for (size_t j = 1; j < N; j++) {
         t.limb[j] = mul_add_carry(a.limb[j], b.limb[i], t.limb[j], A);
         t.limb[j - 1] = mul_add_carry(q, m.limb[j], t.limb[j], C);
@@ -251,15 +303,19 @@ class MontField {
     constexpr Limbs m = Consts::M;
     constexpr uint64_t inv = Consts::INV;
     uint64_t w[2 * N] = {};
+    CUZK_UNROLL
     for (size_t i = 0; i < N; i++) {
       uint64_t c = 0;
+      CUZK_UNROLL
       for (size_t j = i + 1; j < N; j++) w[i + j] = mul_add_carry(a.limb[i], a.limb[j], w[i + j], c);
       w[i + N] = c;
     }
     w[2 * N - 1] = w[2 * N - 2] >> 63;
+    CUZK_UNROLL
     for (size_t k = 2 * N - 2; k > 0; k--) w[k] = (w[k] << 1) | (w[k - 1] >> 63);
     w[0] <<= 1;
     uint64_t c = 0;
+    CUZK_UNROLL
     for (size_t i = 0; i < N; i++) {
       uint64_t hi = 0;
       uint64_t lo = mul_add_carry(a.limb[i], a.limb[i], 0, hi);
@@ -267,15 +323,18 @@ class MontField {
       w[2 * i + 1] = add_with_carry(w[2 * i + 1], hi, c);
     }
     uint64_t hi_carry = 0;
+    CUZK_UNROLL
     for (size_t i = 0; i < N; i++) {
       uint64_t q = w[i] * inv;
       uint64_t cc = 0;
+      CUZK_UNROLL
       for (size_t j = 0; j < N; j++) w[i + j] = mul_add_carry(q, m.limb[j], w[i + j], cc);
       uint64_t k = hi_carry;
       w[i + N] = add_with_carry(w[i + N], cc, k);
       hi_carry = k;
     }
     Limbs r;
+    CUZK_UNROLL
     for (size_t i = 0; i < N; i++) r.limb[i] = w[N + i];
     return reduce_once(r);
   }

@@ -1,27 +1,22 @@
-// cuzk-bench: one binary, one subcommand per benchmark family.
-//   cuzk-bench arith [Google Benchmark flags]   field, curve and pairing micro-benchmarks
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <vector>
+// cuzk-bench: one binary, one subcommand per benchmark family, each printing a table.
+#include <CLI/CLI.hpp>
+#include <thread>
 
 #include <benchmark/benchmark.h>
 
+#include "bench/commands.hpp"
+
 namespace {
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: cuzk-bench <command> [options]\n"
-               "\n"
-               "commands:\n"
-               "  arith   field, curve and pairing micro-benchmarks; accepts Google Benchmark\n"
-               "          flags, e.g. --benchmark_filter=pairing --benchmark_repetitions=3\n"
-               "  help    this text\n");
-}
-
-int run_arith(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+int run_arith(std::vector<std::string> extra) {
+  std::vector<std::string> storage = {"cuzk-bench arith"};
+  storage.insert(storage.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  int argc = int(argv.size());
+  argv.push_back(nullptr);
+  benchmark::Initialize(&argc, argv.data());
+  if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
@@ -30,24 +25,43 @@ int run_arith(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    usage(stderr);
-    return 2;
+  CLI::App app{"cuzk-bench: benchmarks of the cuzk proving engine (each command prints a table)"};
+  app.require_subcommand(1);
+  const unsigned all = std::max(1u, std::thread::hardware_concurrency());
+
+  auto* arith = app.add_subcommand("arith",
+                                   "field, curve and pairing micro-benchmarks (Google Benchmark; "
+                                   "pass its flags, e.g. --benchmark_filter=pairing)");
+  arith->allow_extras();
+
+  cuzk::bench::MsmBenchArgs msm;
+  msm.threads = {1, all};
+  auto* msm_cmd = app.add_subcommand("msm", "CPU multi-scalar multiplication over pseudo-random bases");
+  msm_cmd->add_option("--curve", msm.curve, "g1, g2 or both")->check(CLI::IsMember({"g1", "g2", "both"}));
+  msm_cmd->add_option("--log-sizes", msm.log_sizes, "sizes as powers of two")->delimiter(',');
+  msm_cmd->add_option("--threads", msm.threads, "thread counts to run with")->delimiter(',');
+  msm_cmd->add_option("--zero-fraction", msm.zero_fraction, "share of zero scalars")->check(CLI::Range(0.0, 1.0));
+  msm_cmd->add_option("--one-fraction", msm.one_fraction, "share of one scalars")->check(CLI::Range(0.0, 1.0));
+  msm_cmd->add_option("--reps", msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+  msm_cmd->add_option("--seed", msm.seed, "random seed");
+
+  cuzk::bench::NttBenchArgs ntt;
+  ntt.threads = {1, all};
+  auto* ntt_cmd = app.add_subcommand("ntt", "CPU NTTs over Fr and the H polynomial");
+  ntt_cmd->add_option("--log-sizes", ntt.log_sizes, "sizes as powers of two")->delimiter(',');
+  ntt_cmd->add_option("--threads", ntt.threads, "thread counts to run with")->delimiter(',');
+  ntt_cmd->add_option("--reps", ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+  ntt_cmd->add_option("--seed", ntt.seed, "random seed");
+
+  CLI11_PARSE(app, argc, argv);
+  if (*arith) return run_arith(arith->remaining());
+  if (*msm_cmd) {
+    if (msm.zero_fraction + msm.one_fraction > 1) {
+      std::fprintf(stderr, "cuzk-bench msm: --zero-fraction plus --one-fraction exceeds 1\n");
+      return 2;
+    }
+    return cuzk::bench::run_msm_bench(msm);
   }
-  std::string cmd = argv[1];
-  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    usage(stdout);
-    return 0;
-  }
-  // Hand the remaining arguments to the subcommand with the command name as argv[0].
-  std::vector<char*> args;
-  std::string name = std::string("cuzk-bench ") + cmd;
-  args.push_back(name.data());
-  for (int i = 2; i < argc; i++) args.push_back(argv[i]);
-  args.push_back(nullptr);
-  int sub_argc = int(args.size()) - 1;
-  if (cmd == "arith") return run_arith(sub_argc, args.data());
-  std::fprintf(stderr, "cuzk-bench: unknown command '%s'\n\n", cmd.c_str());
-  usage(stderr);
-  return 2;
+  if (*ntt_cmd) return cuzk::bench::run_ntt_bench(ntt);
+  return 0;
 }

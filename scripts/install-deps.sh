@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev
   clang-format
 )
 

@@ -1,0 +1,29 @@
+// The cuzk-bench subcommands' arguments and entry points.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuzk::bench {
+
+struct MsmBenchArgs {
+  std::string curve = "both";
+  std::vector<unsigned> log_sizes = {12, 14, 16};
+  std::vector<unsigned> threads = {1};
+  double zero_fraction = 0, one_fraction = 0;
+  unsigned reps = 3;
+  uint64_t seed = 1;
+};
+
+struct NttBenchArgs {
+  std::vector<unsigned> log_sizes = {16, 18, 20};
+  std::vector<unsigned> threads = {1};
+  unsigned reps = 3;
+  uint64_t seed = 1;
+};
+
+int run_msm_bench(const MsmBenchArgs& args);
+int run_ntt_bench(const NttBenchArgs& args);
+
+}  // namespace cuzk::bench

@@ -1,0 +1,41 @@
+// The Groth16 prover with the split API the engine uses:
+//   prove_start  - everything in G1: the H polynomial (NTTs) and the H, L, A and B_G1 MSMs;
+//                  afterwards the a/b/c vectors are released;
+//   prove_finish - the B_G2 MSM and the assembly of A, B, C with the blinding r, s.
+// On the CPU backend both run here; the CUDA backend will run prove_start on the GPU.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "groth16/parameters.hpp"
+#include "r1cs/proving_assignment.hpp"
+
+namespace cuzk::groth16 {
+
+// What prove_start hands to prove_finish.
+struct PendingProof {
+  G1Jacobian h, l, a_inputs, a_aux, b_g1_inputs, b_g1_aux;
+  Fr r, s;
+};
+
+// Time spent in each phase, in seconds (for the benchmark table).
+struct ProveTimings {
+  double h_ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, finish = 0;
+};
+
+// Synthesizes circuit into a fresh assignment and appends the input constraints.
+r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit);
+
+// Throws std::invalid_argument when the assignment does not fit the parameters.
+PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r, const Fr& s,
+                         ProveTimings* timings = nullptr);
+Proof prove_finish(const Parameters& params, const r1cs::ProvingAssignment& assignment, const PendingProof& pending,
+                   ProveTimings* timings = nullptr);
+
+// Both halves, with r and s drawn from the operating system's generator.
+Proof prove(const Parameters& params, const r1cs::Circuit& circuit);
+// Many partitions (one circuit each) with the same parameters.
+std::vector<Proof> prove_batch(const Parameters& params, std::span<const r1cs::Circuit* const> circuits);
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,109 @@
+#include "groth16/setup.hpp"
+
+#include <stdexcept>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
+
+#include "ec/fixed_base.hpp"
+#include "ff/os_rng.hpp"
+#include "ntt/domain.hpp"
+#include "r1cs/shape.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+using ec::FixedBaseTable;
+using r1cs::QueryColumns;
+
+// sum_j coeff_j * u_j over one variable's column: its polynomial evaluated at tau.
+Fr eval_column(const std::vector<QueryColumns::Entry>& column, const std::vector<Fr>& lagrange) {
+  Fr acc = Fr::zero();
+  for (const auto& e : column) acc += e.coeff * lagrange[e.constraint];
+  return acc;
+}
+
+template <class Curve>
+std::vector<ec::AffinePoint<Curve>> mul_all(const FixedBaseTable<Curve>& table, const std::vector<Fr>& scalars) {
+  std::vector<ec::JacobianPoint<Curve>> jac(scalars.size());
+  tbb::parallel_for(size_t(0), scalars.size(), [&](size_t i) { jac[i] = table.mul(scalars[i]); });
+  std::vector<ec::AffinePoint<Curve>> out(jac.size());
+  std::vector<typename Curve::Field> scratch(jac.size());
+  ec::batch_to_affine(jac.data(), out.data(), jac.size(), scratch.data());
+  return out;
+}
+
+// Drops the entries whose scalar is zero (bellperson filters the points at infinity).
+std::vector<Fr> nonzero(const std::vector<Fr>& xs) {
+  std::vector<Fr> out;
+  for (const Fr& x : xs) {
+    if (!x.is_zero()) out.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace
+
+ToxicWaste ToxicWaste::random() {
+  ff::OsRng rng;
+  ToxicWaste w;
+  for (Fr* x : {&w.tau, &w.alpha, &w.beta, &w.gamma, &w.delta}) x->operator=(Fr::random(rng));
+  return w;
+}
+
+Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& w) {
+  if (w.gamma.is_zero() || w.delta.is_zero()) throw std::invalid_argument("setup: gamma and delta must be non-zero");
+  r1cs::ShapeRecorder shape;
+  circuit.synthesize(shape);
+  shape.enforce_input_constraints();
+
+  const auto domain = ntt::EvaluationDomain::for_size(shape.num_constraints());
+  const size_t n = domain.size();
+  // Lagrange basis at tau: u_j = L_j(tau) = ifft(1, tau, ..., tau^(n-1))[j].
+  std::vector<Fr> powers(n);
+  powers[0] = Fr::one();
+  for (size_t i = 1; i < n; i++) powers[i] = powers[i - 1] * w.tau;
+  const Fr z_tau = powers[n - 1] * w.tau - Fr::one();
+  if (z_tau.is_zero()) throw std::invalid_argument("setup: tau lies in the evaluation domain");
+  std::vector<Fr> h_scalars(n - 1);
+  const Fr h_coeff = z_tau * w.delta.inverse();
+  for (size_t i = 0; i + 1 < n; i++) h_scalars[i] = powers[i] * h_coeff;
+  std::vector<Fr> lagrange = std::move(powers);
+  domain.ifft(lagrange);
+
+  const size_t num_inputs = shape.num_inputs(), num_aux = shape.num_aux();
+  std::vector<Fr> a(num_inputs + num_aux), b(num_inputs + num_aux), ic(num_inputs), l(num_aux);
+  const Fr gamma_inv = w.gamma.inverse(), delta_inv = w.delta.inverse();
+  tbb::parallel_for(size_t(0), num_inputs + num_aux, [&](size_t i) {
+    const bool is_input = i < num_inputs;
+    const size_t k = is_input ? i : i - num_inputs;
+    const auto& at = is_input ? shape.a().inputs[k] : shape.a().aux[k];
+    const auto& bt = is_input ? shape.b().inputs[k] : shape.b().aux[k];
+    const auto& ct = is_input ? shape.c().inputs[k] : shape.c().aux[k];
+    a[i] = eval_column(at, lagrange);
+    b[i] = eval_column(bt, lagrange);
+    const Fr cv = eval_column(ct, lagrange);
+    const Fr combined = w.beta * a[i] + w.alpha * b[i] + cv;
+    if (is_input) {
+      ic[k] = combined * gamma_inv;
+    } else {
+      l[k] = combined * delta_inv;
+    }
+  });
+
+  const FixedBaseTable<ec::G1Curve> g1(ec::kG1Generator);
+  const FixedBaseTable<ec::G2Curve> g2(ec::kG2Generator);
+  Parameters p;
+  p.vk.alpha_g1 = g1.mul(w.alpha).to_affine();
+  p.vk.beta_g1 = g1.mul(w.beta).to_affine();
+  p.vk.beta_g2 = g2.mul(w.beta).to_affine();
+  p.vk.gamma_g2 = g2.mul(w.gamma).to_affine();
+  p.vk.delta_g1 = g1.mul(w.delta).to_affine();
+  p.vk.delta_g2 = g2.mul(w.delta).to_affine();
+  const std::vector<Fr> a_nz = nonzero(a), b_nz = nonzero(b);
+  tbb::parallel_invoke([&] { p.vk.ic = mul_all(g1, ic); }, [&] { p.h = mul_all(g1, h_scalars); },
+                       [&] { p.l = mul_all(g1, l); }, [&] { p.a = mul_all(g1, a_nz); },
+                       [&] { p.b_g1 = mul_all(g1, b_nz); }, [&] { p.b_g2 = mul_all(g2, b_nz); });
+  return p;
+}
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,69 @@
+#include "r1cs/proving_assignment.hpp"
+
+namespace cuzk::r1cs {
+
+ProvingAssignment::ProvingAssignment() { alloc_input("ONE", Fr::one()); }
+
+Variable ProvingAssignment::alloc(std::string_view, const Fr& value) {
+  aux_.push_back(value);
+  a_aux_density_.add_element();
+  b_aux_density_.add_element();
+  return Variable::aux(uint32_t(aux_.size() - 1));
+}
+
+Variable ProvingAssignment::alloc_input(std::string_view, const Fr& value) {
+  inputs_.push_back(value);
+  b_input_density_.add_element();
+  return Variable::input(uint32_t(inputs_.size() - 1));
+}
+
+Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
+  Fr acc = Fr::zero();
+  for (const auto& t : lc.terms()) {
+    if (t.var.kind == Variable::Kind::kInput) {
+      if (input_density) input_density->set(t.var.index);
+      acc += inputs_[t.var.index] * t.coeff;
+    } else {
+      if (aux_density) aux_density->set(t.var.index);
+      acc += aux_[t.var.index] * t.coeff;
+    }
+  }
+  return acc;
+}
+
+void ProvingAssignment::enforce(std::string_view, const LC& a, const LC& b, const LC& c) {
+  a_.push_back(eval(a, nullptr, &a_aux_density_));
+  b_.push_back(eval(b, &b_input_density_, &b_aux_density_));
+  c_.push_back(eval(c, nullptr, nullptr));
+}
+
+void ProvingAssignment::enforce_input_constraints() {
+  const size_t n = inputs_.size();
+  for (size_t i = 0; i < n; i++) enforce("input", Variable::input(uint32_t(i)), LC::zero(), LC::zero());
+}
+
+void ProvingAssignment::reserve(size_t constraints, size_t aux) {
+  a_.reserve(constraints);
+  b_.reserve(constraints);
+  c_.reserve(constraints);
+  aux_.reserve(aux);
+}
+
+AssignmentBytes ProvingAssignment::bytes() const {
+  AssignmentBytes r;
+  r.a = a_.capacity() * sizeof(Fr);
+  r.b = b_.capacity() * sizeof(Fr);
+  r.c = c_.capacity() * sizeof(Fr);
+  r.aux = aux_.capacity() * sizeof(Fr);
+  r.inputs = inputs_.capacity() * sizeof(Fr);
+  r.densities = a_aux_density_.bytes() + b_input_density_.bytes() + b_aux_density_.bytes();
+  return r;
+}
+
+void ProvingAssignment::release_abc() {
+  std::vector<Fr>().swap(a_);
+  std::vector<Fr>().swap(b_);
+  std::vector<Fr>().swap(c_);
+}
+
+}  // namespace cuzk::r1cs

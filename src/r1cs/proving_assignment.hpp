@@ -1,0 +1,60 @@
+// The prover's constraint system: evaluates each constraint's a, b, c at the witness as it is
+// enforced (no matrices are kept) and records which variables occur in the A and B queries.
+#pragma once
+
+#include <vector>
+
+#include "r1cs/constraint_system.hpp"
+#include "r1cs/density.hpp"
+
+namespace cuzk::r1cs {
+
+// Bytes held by each large buffer of a proving assignment (the engine's memory estimate).
+struct AssignmentBytes {
+  size_t a = 0, b = 0, c = 0, aux = 0, inputs = 0, densities = 0;
+  size_t total() const { return a + b + c + aux + inputs + densities; }
+};
+
+class ProvingAssignment final : public ConstraintSystem {
+ public:
+  ProvingAssignment();
+
+  Variable alloc(std::string_view name, const Fr& value) override;
+  Variable alloc_input(std::string_view name, const Fr& value) override;
+  void enforce(std::string_view name, const LC& a, const LC& b, const LC& c) override;
+  size_t num_constraints() const override { return a_.size(); }
+  size_t num_inputs() const override { return inputs_.size(); }
+  size_t num_aux() const override { return aux_.size(); }
+
+  // Appends the constraints input_i * 0 = 0 that bellperson adds after synthesis, so that
+  // the inputs' A polynomials are linearly independent. Call once, after synthesis.
+  void enforce_input_constraints();
+
+  // Reserve capacity when the shape is known, so the vectors do not reallocate.
+  void reserve(size_t constraints, size_t aux);
+
+  const std::vector<Fr>& a() const { return a_; }
+  const std::vector<Fr>& b() const { return b_; }
+  const std::vector<Fr>& c() const { return c_; }
+  std::vector<Fr>& a_mut() { return a_; }
+  std::vector<Fr>& b_mut() { return b_; }
+  std::vector<Fr>& c_mut() { return c_; }
+  const std::vector<Fr>& inputs() const { return inputs_; }
+  const std::vector<Fr>& aux() const { return aux_; }
+  const DensityTracker& a_aux_density() const { return a_aux_density_; }
+  const DensityTracker& b_input_density() const { return b_input_density_; }
+  const DensityTracker& b_aux_density() const { return b_aux_density_; }
+
+  AssignmentBytes bytes() const;
+  // Frees a, b and c (after H is computed) while keeping the assignment.
+  void release_abc();
+
+ private:
+  Fr eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const;
+
+  std::vector<Fr> a_, b_, c_;
+  std::vector<Fr> inputs_, aux_;
+  DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
+};
+
+}  // namespace cuzk::r1cs

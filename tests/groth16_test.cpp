@@ -1,0 +1,229 @@
+// Groth16 end to end on the CPU: setup, the split prover, the verifier and batch verifier,
+// proof bytes; tampered proofs and wrong public inputs are rejected.
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "r1cs/shape.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+using r1cs::ConstraintSystem;
+using r1cs::LC;
+using r1cs::Variable;
+
+// x^3 + x + 5 = y with y public.
+struct CubicCircuit : r1cs::Circuit {
+  Fr x;
+  void synthesize(ConstraintSystem& cs) const override {
+    Fr x2 = x.sqr(), x3 = x2 * x;
+    Fr y = x3 + x + Fr::from_u64(5);
+    Variable vx = cs.alloc("x", x);
+    Variable vx2 = cs.alloc("x^2", x2);
+    Variable vx3 = cs.alloc("x^3", x3);
+    Variable vy = cs.alloc_input("y", y);
+    cs.enforce("square", vx, vx, vx2);
+    cs.enforce("cube", vx2, vx, vx3);
+    cs.enforce("sum", LC(vx3).add(vx).add(Variable::one(), Fr::from_u64(5)), Variable::one(), vy);
+  }
+  Fr output() const { return x.sqr() * x + x + Fr::from_u64(5); }
+};
+
+// Many public inputs x_i with private squares, a product chain, and aux variables that occur
+// only in C (zero A and B density) or only in B.
+struct WideCircuit : r1cs::Circuit {
+  std::vector<Fr> xs;
+  void synthesize(ConstraintSystem& cs) const override {
+    r1cs::Namespace ns(cs, "wide");
+    std::vector<Variable> in;
+    for (size_t i = 0; i < xs.size(); i++) in.push_back(cs.alloc_input("x", xs[i]));
+    Fr acc = Fr::one();
+    Variable acc_var = Variable::one();
+    for (size_t i = 0; i < xs.size(); i++) {
+      Variable sq = cs.alloc("sq", xs[i].sqr());
+      cs.enforce("square", in[i], in[i], sq);  // sq only in C: A/B density zero
+      acc *= xs[i];
+      Variable next = cs.alloc("acc", acc);
+      cs.enforce("product", acc_var, in[i], next);
+      acc_var = next;
+    }
+    // A variable that occurs only in B.
+    Variable b_only = cs.alloc("b_only", Fr::from_u64(3));
+    cs.enforce("b only", Variable::one(), b_only, LC::constant(Fr::from_u64(3)));
+  }
+};
+
+ToxicWaste fixed_waste(std::mt19937_64& rng) {
+  return {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)};
+}
+
+TEST(Groth16Test, CubicProofVerifiesAndRejectsTampering) {
+  auto rng = test::make_rng();
+  CubicCircuit circuit;
+  circuit.x = Fr::from_u64(3);
+  Parameters params = generate_parameters(circuit, fixed_waste(rng));
+  PreparedVerifyingKey pvk(params.vk);
+  circuit.x = Fr::random(rng);
+  Proof proof = prove(params, circuit);
+  std::vector<Fr> inputs = {circuit.output()};
+  EXPECT_TRUE(verify_proof(pvk, proof, inputs));
+  // Wrong public input.
+  std::vector<Fr> wrong = {circuit.output() + Fr::one()};
+  EXPECT_FALSE(verify_proof(pvk, proof, wrong));
+  EXPECT_THROW(verify_proof(pvk, proof, std::vector<Fr>{}), std::invalid_argument);
+  // Any flipped byte: either the bytes no longer decode, or the proof fails.
+  auto bytes = encode_proof(proof);
+  EXPECT_EQ(decode_proof(bytes), proof);
+  for (size_t i = 0; i < kProofBytes; i += 7) {
+    auto bad = bytes;
+    bad[i] ^= uint8_t(1u << (i % 8));
+    bool rejected = false;
+    try {
+      rejected = !verify_proof(pvk, decode_proof(bad), inputs);
+    } catch (const std::invalid_argument&) {
+      rejected = true;
+    }
+    EXPECT_TRUE(rejected) << "byte " << i;
+  }
+}
+
+TEST(Groth16Test, SplitProverIsDeterministicGivenRS) {
+  auto rng = test::make_rng();
+  WideCircuit circuit;
+  for (int i = 0; i < 5; i++) circuit.xs.push_back(Fr::random(rng));
+  Parameters params = generate_parameters(circuit, fixed_waste(rng));
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  auto run = [&] {
+    auto assignment = synthesize(circuit);
+    PendingProof pending = prove_start(params, assignment, r, s);
+    EXPECT_EQ(assignment.bytes().a, 0u) << "a/b/c released after prove_start";
+    return prove_finish(params, assignment, pending);
+  };
+  Proof p1 = run(), p2 = run();
+  EXPECT_EQ(p1, p2);
+  EXPECT_TRUE(verify_proof(PreparedVerifyingKey(params.vk), p1, circuit.xs));
+}
+
+TEST(Groth16Test, ManyInputsAndSparseDensities) {
+  auto rng = test::make_rng();
+  WideCircuit circuit;
+  for (int i = 0; i < 40; i++) circuit.xs.push_back(Fr::random(rng));
+  Parameters params = generate_parameters(circuit, fixed_waste(rng));
+  // Variables outside A and B have no a/b_g1/b_g2 entries.
+  auto assignment = synthesize(circuit);
+  EXPECT_LT(params.a.size(), assignment.num_inputs() + assignment.num_aux());
+  EXPECT_LT(params.b_g1.size(), assignment.num_inputs() + assignment.num_aux());
+  EXPECT_EQ(params.b_g1.size(), params.b_g2.size());
+  PreparedVerifyingKey pvk(params.vk);
+  Proof proof = prove(params, circuit);
+  EXPECT_TRUE(verify_proof(pvk, proof, circuit.xs));
+  auto wrong = circuit.xs;
+  wrong[17] += Fr::one();
+  EXPECT_FALSE(verify_proof(pvk, proof, wrong));
+}
+
+TEST(Groth16Test, BatchVerification) {
+  auto rng = test::make_rng();
+  CubicCircuit circuit;
+  circuit.x = Fr::one();
+  Parameters params = generate_parameters(circuit, fixed_waste(rng));
+  PreparedVerifyingKey pvk(params.vk);
+  std::vector<Proof> proofs;
+  std::vector<std::vector<Fr>> inputs;
+  for (int i = 0; i < 4; i++) {
+    circuit.x = Fr::random(rng);
+    proofs.push_back(prove(params, circuit));
+    inputs.push_back({circuit.output()});
+  }
+  EXPECT_TRUE(verify_proofs_batch(pvk, proofs, inputs));
+  auto bad_inputs = inputs;
+  bad_inputs[2][0] += Fr::one();
+  EXPECT_FALSE(verify_proofs_batch(pvk, proofs, bad_inputs));
+  auto swapped = proofs;
+  std::swap(swapped[0].c, swapped[1].c);
+  EXPECT_FALSE(verify_proofs_batch(pvk, swapped, inputs));
+  // Multi-partition bytes round-trip.
+  auto bytes = encode_proofs(proofs);
+  EXPECT_EQ(bytes.size(), 4 * kProofBytes);
+  EXPECT_EQ(decode_proofs(bytes), proofs);
+  EXPECT_THROW(decode_proofs(std::span(bytes).first(bytes.size() - 1)), std::invalid_argument);
+  EXPECT_THROW(decode_proofs({}), std::invalid_argument);
+}
+
+TEST(Groth16Test, MismatchedParametersAreReported) {
+  auto rng = test::make_rng();
+  CubicCircuit cubic;
+  cubic.x = Fr::one();
+  WideCircuit wide;
+  wide.xs = {Fr::one(), Fr::from_u64(2)};
+  Parameters params = generate_parameters(cubic, fixed_waste(rng));
+  auto assignment = synthesize(wide);
+  EXPECT_THROW(prove_start(params, assignment, Fr::one(), Fr::one()), std::invalid_argument);
+}
+
+TEST(Groth16Test, UnsatisfiedWitnessFailsVerification) {
+  auto rng = test::make_rng();
+  CubicCircuit circuit;
+  circuit.x = Fr::from_u64(2);
+  Parameters params = generate_parameters(circuit, fixed_waste(rng));
+  // A circuit whose witness breaks the last constraint: claims y = output + 1.
+  struct Lying : r1cs::Circuit {
+    Fr x;
+    void synthesize(ConstraintSystem& cs) const override {
+      Fr x2 = x.sqr(), x3 = x2 * x;
+      Variable vx = cs.alloc("x", x), vx2 = cs.alloc("x^2", x2), vx3 = cs.alloc("x^3", x3);
+      Variable vy = cs.alloc_input("y", x3 + x + Fr::from_u64(6));
+      cs.enforce("square", vx, vx, vx2);
+      cs.enforce("cube", vx2, vx, vx3);
+      cs.enforce("sum", LC(vx3).add(vx).add(Variable::one(), Fr::from_u64(5)), Variable::one(), vy);
+    }
+  } lying;
+  lying.x = Fr::from_u64(2);
+  r1cs::TestChecker checker;
+  lying.synthesize(checker);
+  ASSERT_FALSE(checker.is_satisfied());
+  EXPECT_EQ(*checker.first_unsatisfied(), "sum (constraint #2)");
+  Proof proof = prove(params, lying);
+  const std::vector<Fr> public_inputs(checker.inputs().begin() + 1, checker.inputs().end());  // without ONE
+  EXPECT_FALSE(verify_proof(PreparedVerifyingKey(params.vk), proof, public_inputs));
+}
+
+TEST(ConstraintSystemTest, CheckerNamesNamespacesAndShapeCounts) {
+  WideCircuit circuit;
+  circuit.xs = {Fr::from_u64(2), Fr::from_u64(3)};
+  r1cs::TestChecker ok;
+  circuit.synthesize(ok);
+  EXPECT_TRUE(ok.is_satisfied());
+  r1cs::ShapeRecorder shape;
+  circuit.synthesize(shape);
+  EXPECT_EQ(shape.num_constraints(), ok.num_constraints());
+  EXPECT_EQ(shape.num_inputs(), 3u);  // ONE + 2
+  EXPECT_EQ(shape.num_aux(), 5u);
+  // Break one constraint inside the namespace.
+  struct Broken : r1cs::Circuit {
+    void synthesize(ConstraintSystem& cs) const override {
+      r1cs::Namespace outer(cs, "outer");
+      Variable v = cs.alloc("v", Fr::from_u64(2));
+      cs.enforce("fine", v, v, LC::constant(Fr::from_u64(4)));
+      r1cs::Namespace inner(cs, "inner");
+      cs.enforce("wrong", v, v, LC::constant(Fr::from_u64(5)));
+    }
+  } broken;
+  r1cs::TestChecker bad;
+  broken.synthesize(bad);
+  EXPECT_EQ(*bad.first_unsatisfied(), "outer/inner/wrong (constraint #1)");
+  // The proving assignment reports its buffers.
+  auto pa = synthesize(circuit);
+  auto bytes = pa.bytes();
+  EXPECT_GE(bytes.a, pa.num_constraints() * sizeof(Fr));
+  EXPECT_GE(bytes.aux, pa.num_aux() * sizeof(Fr));
+  EXPECT_GT(bytes.total(), bytes.a + bytes.b + bytes.c);
+}
+
+}  // namespace
+}  // namespace cuzk::groth16

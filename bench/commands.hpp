@@ -1,6 +1,7 @@
 // The cuzk-bench subcommands' arguments and entry points.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,19 @@ struct NttBenchArgs {
   uint64_t seed = 1;
 };
 
+struct ProveBenchArgs {
+  size_t constraints = size_t(1) << 16;
+  size_t public_inputs = 8;
+  std::string backend = "cpu";
+  std::string params_dir = "params-cache";
+  unsigned threads = 0;  // 0: all
+  unsigned reps = 1;
+  uint64_t seed = 1;
+};
+
+int run_setup_bench(const ProveBenchArgs& args);
+int run_prove_bench(const ProveBenchArgs& args);
+int run_verify_bench(const ProveBenchArgs& args);
 int run_msm_bench(const MsmBenchArgs& args);
 int run_ntt_bench(const NttBenchArgs& args);
 

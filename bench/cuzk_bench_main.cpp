@@ -1,5 +1,8 @@
 // cuzk-bench: one binary, one subcommand per benchmark family, each printing a table.
+#include <tbb/global_control.h>
+
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <thread>
 
 #include <benchmark/benchmark.h>
@@ -53,7 +56,31 @@ int main(int argc, char** argv) {
   ntt_cmd->add_option("--reps", ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   ntt_cmd->add_option("--seed", ntt.seed, "random seed");
 
+  cuzk::bench::ProveBenchArgs prove;
+  auto add_prove_options = [&](CLI::App* cmd) {
+    cmd->add_option("--constraints", prove.constraints, "constraints of the synthetic circuit (inputs included)")
+        ->check(CLI::Range(size_t(32), size_t(1) << 27));
+    cmd->add_option("--inputs", prove.public_inputs, "public inputs");
+    cmd->add_option("--params-dir", prove.params_dir, "where parameters are cached");
+    cmd->add_option("--threads", prove.threads, "worker threads (0: all cores)");
+    cmd->add_option("--reps", prove.reps, "repetitions")->check(CLI::PositiveNumber);
+    cmd->add_option("--seed", prove.seed, "circuit seed");
+  };
+  auto* setup_cmd = app.add_subcommand("setup", "Groth16 setup of the synthetic circuit (written to the cache)");
+  add_prove_options(setup_cmd);
+  auto* prove_cmd = app.add_subcommand("prove", "synthesize, prove and verify the synthetic circuit; per-phase table");
+  add_prove_options(prove_cmd);
+  prove_cmd->add_option("--backend", prove.backend, "cpu (cuda comes with the CUDA backend)");
+  auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
+  add_prove_options(verify_cmd);
+
   CLI11_PARSE(app, argc, argv);
+  std::optional<tbb::global_control> limit;
+  if (prove.threads) limit.emplace(tbb::global_control::max_allowed_parallelism, prove.threads);
+  if (prove.threads == 0) prove.threads = all;
+  if (*setup_cmd) return cuzk::bench::run_setup_bench(prove);
+  if (*prove_cmd) return cuzk::bench::run_prove_bench(prove);
+  if (*verify_cmd) return cuzk::bench::run_verify_bench(prove);
   if (*arith) return run_arith(arith->remaining());
   if (*msm_cmd) {
     if (msm.zero_fraction + msm.one_fraction > 1) {

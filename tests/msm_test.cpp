@@ -120,6 +120,15 @@ TYPED_TEST(MsmTest, CancellationAndRepeatedBases) {
   EXPECT_EQ(msm<Curve>(bases, same), msm_naive<Curve>(bases, same));
 }
 
+TYPED_TEST(MsmTest, InfinityBasesContributeNothing) {
+  using Curve = TypeParam;
+  auto rng = test::make_rng();
+  auto bases = random_bases<Curve>(100, rng);
+  for (size_t i = 0; i < bases.size(); i += 3) bases[i] = AffinePoint<Curve>::infinity();
+  auto scalars = mixed_scalars(bases.size(), rng);
+  EXPECT_EQ(msm<Curve>(bases, scalars), msm_naive<Curve>(bases, scalars));
+}
+
 TYPED_TEST(MsmTest, DensityMask) {
   using Curve = TypeParam;
   auto rng = test::make_rng();

@@ -12,6 +12,14 @@
 #define CUZK_HD_INLINE inline __attribute__((always_inline))
 #endif
 
+// For the small, hot field kernels: the compiler's inliner gives up on them inside large
+// point formulas, and a call per field operation costs more than the operation.
+#if defined(__CUDACC__)
+#define CUZK_FORCE_INLINE __forceinline__
+#else
+#define CUZK_FORCE_INLINE [[gnu::always_inline]]
+#endif
+
 #if defined(__CUDA_ARCH__)
 #define CUZK_DEVICE_CODE 1
 #else

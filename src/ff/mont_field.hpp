@@ -152,12 +152,12 @@ class MontField {
   CUZK_HD constexpr MontField& operator-=(const MontField& b) { return *this = *this - b; }
 
   // ---- multiplicative structure -------------------------------------------
-  CUZK_HD friend constexpr MontField operator*(const MontField& a, const MontField& b) {
+  CUZK_FORCE_INLINE CUZK_HD friend constexpr MontField operator*(const MontField& a, const MontField& b) {
     return MontField{mont_mul(a.mont, b.mont)};
   }
   CUZK_HD constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
   // With the mulx/adx kernel a plain product beats the portable dedicated squaring.
-  CUZK_HD constexpr MontField sqr() const {
+  CUZK_FORCE_INLINE CUZK_HD constexpr MontField sqr() const {
 #if defined(CUZK_HAVE_MONT_MUL_ADX)
     return MontField{mont_mul(mont, mont)};
 #else
@@ -259,7 +259,7 @@ class MontField {
   // ---- raw Montgomery kernels ---------------------------------------------
   // a * b * R^-1 mod M for a, b < M: the mulx/adx kernel on x86-64 hosts that have it,
   // the portable kernel otherwise (and at compile time).
-  CUZK_HD static constexpr Limbs mont_mul(const Limbs& a, const Limbs& b) {
+  CUZK_FORCE_INLINE CUZK_HD static constexpr Limbs mont_mul(const Limbs& a, const Limbs& b) {
 #if defined(CUZK_HAVE_MONT_MUL_ADX)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {

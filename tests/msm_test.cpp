@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ec/scalar_mul.hpp"
 #include "msm/pippenger.hpp"
 #include "test_support.hpp"
 
@@ -13,6 +14,7 @@ namespace {
 
 using ec::G1Curve;
 using ec::G2Curve;
+using ff::BigInt;
 
 // n distinct subgroup points cheaply: P_0 random, P_{i+1} = P_i + Q.
 template <class Curve>
@@ -118,6 +120,20 @@ TYPED_TEST(MsmTest, CancellationAndRepeatedBases) {
   EXPECT_TRUE(msm<Curve>(bases, scalars).is_infinity());
   std::vector<Fr> same(64, Fr::from_u64(5));
   EXPECT_EQ(msm<Curve>(bases, same), msm_naive<Curve>(bases, same));
+}
+
+// Repeated scalars put many points into one bucket; this must stay linear in the count.
+TYPED_TEST(MsmTest, RepeatedScalarsShareBuckets) {
+  using Curve = TypeParam;
+  auto rng = test::make_rng();
+  const size_t n = std::is_same_v<Curve, G1Curve> ? 20000 : 4000;
+  auto bases = random_bases<Curve>(n, rng);
+  std::vector<Fr> scalars(n, Fr::from_u64(2));
+  for (size_t i = 0; i < n; i += 5) scalars[i] = -Fr::from_u64(3);
+  JacobianPoint<Curve> twos = JacobianPoint<Curve>::infinity(), threes = JacobianPoint<Curve>::infinity();
+  for (size_t i = 0; i < n; i++) (i % 5 == 0 ? threes : twos) = (i % 5 == 0 ? threes : twos).add_mixed(bases[i]);
+  auto want = ec::scalar_mul(twos, BigInt<1>::from_u64(2)) - ec::scalar_mul(threes, BigInt<1>::from_u64(3));
+  EXPECT_EQ(msm<Curve>(bases, scalars), want);
 }
 
 TYPED_TEST(MsmTest, InfinityBasesContributeNothing) {

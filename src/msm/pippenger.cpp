@@ -49,8 +49,9 @@ inline int booth_digit(const BigInt<4>& k, unsigned w, unsigned c) {
 
 // Buckets kept in affine form and filled by batches of affine additions that share one field
 // inversion (Montgomery's trick): ~6 multiplications per addition instead of ~10 for a mixed
-// XYZZ addition. A point whose bucket already has an addition pending in the current batch
-// waits for the next batch.
+// XYZZ addition. A point whose bucket already has an addition pending in the current batch goes
+// into that bucket's XYZZ overflow accumulator instead, so repeated scalars (many points in one
+// bucket) cost one mixed addition each and never wait.
 template <class Curve>
 class AffineBucketAccumulator {
  public:
@@ -72,7 +73,8 @@ class AffineBucketAccumulator {
       return;
     }
     if (busy_[b]) {
-      deferred_.push_back({b, p});
+      if (overflow_.empty()) overflow_.assign(point_.size(), XyzzPoint<Curve>::infinity());
+      overflow_[b] = overflow_[b].add_mixed(p);
       return;
     }
     busy_[b] = 1;
@@ -81,27 +83,21 @@ class AffineBucketAccumulator {
     if (bucket_.size() == batch_size_) flush();
   }
 
-  // Completes all pending additions.
-  void finish() {
-    while (!bucket_.empty() || !deferred_.empty()) flush();
-  }
+  // Completes the pending additions.
+  void finish() { flush(); }
 
   // sum_j (j + 1) bucket[j] with a running sum from the top (call after finish()).
   XyzzPoint<Curve> reduce() const {
     XyzzPoint<Curve> running = XyzzPoint<Curve>::infinity(), total = XyzzPoint<Curve>::infinity();
     for (size_t j = point_.size(); j-- > 0;) {
       if (full_[j]) running = running.add_mixed(point_[j]);
+      if (!overflow_.empty()) running += overflow_[j];
       total += running;
     }
     return total;
   }
 
  private:
-  struct Deferred {
-    size_t bucket;
-    Affine p;
-  };
-
   void flush() {
     const size_t n = bucket_.size();
     denom_.resize(n);
@@ -134,10 +130,6 @@ class AffineBucketAccumulator {
     }
     bucket_.clear();
     addend_.clear();
-    // Points that waited on a busy bucket go again; some may wait once more.
-    std::vector<Deferred> again;
-    again.swap(deferred_);
-    for (const Deferred& d : again) add(d.bucket, d.p);
   }
 
   std::vector<Affine> point_;
@@ -146,7 +138,7 @@ class AffineBucketAccumulator {
   std::vector<size_t> bucket_;
   std::vector<Affine> addend_;
   std::vector<Field> denom_, scratch_;
-  std::vector<Deferred> deferred_;
+  std::vector<XyzzPoint<Curve>> overflow_;  // allocated on the first conflict
 };
 
 template <class Curve>

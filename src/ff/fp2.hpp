@@ -23,7 +23,7 @@ struct Fp2 {
   CUZK_HD constexpr Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
 
   // Karatsuba: three base-field multiplications.
-  CUZK_HD friend constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {
+  CUZK_FORCE_INLINE CUZK_HD friend constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {
     Fp aa = a.c0 * b.c0;
     Fp bb = a.c1 * b.c1;
     Fp cross = (a.c0 + a.c1) * (b.c0 + b.c1);
@@ -32,7 +32,7 @@ struct Fp2 {
   CUZK_HD constexpr Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
   CUZK_HD constexpr Fp2 mul_by_fp(const Fp& s) const { return {c0 * s, c1 * s}; }
   // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u
-  CUZK_HD constexpr Fp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+  CUZK_FORCE_INLINE CUZK_HD constexpr Fp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   // Multiplication by the sextic non-residue xi = 1 + u used to build Fp6 and Fp12.
   CUZK_HD constexpr Fp2 mul_by_nonresidue() const { return {c0 - c1, c0 + c1}; }
   CUZK_HD constexpr Fp2 conjugate() const { return {c0, -c1}; }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/commands.hpp"
+#include "ec/random_points.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/domain.hpp"
 
@@ -31,32 +32,10 @@ double median_ms(unsigned reps, F&& f) {
 }
 
 template <class Curve>
-std::vector<ec::AffinePoint<Curve>> pseudo_random_bases(size_t n, std::mt19937_64& rng) {
-  using J = ec::JacobianPoint<Curve>;
-  J p, q;
-  if constexpr (std::is_same_v<Curve, ec::G1Curve>) {
-    p = ec::g1_mul(ec::kG1Generator, ff::Fr::random(rng));
-    q = ec::g1_mul(ec::kG1Generator, ff::Fr::random(rng));
-  } else {
-    p = ec::g2_mul(ec::kG2Generator, ff::Fr::random(rng));
-    q = ec::g2_mul(ec::kG2Generator, ff::Fr::random(rng));
-  }
-  std::vector<J> jac(n);
-  for (size_t i = 0; i < n; i++) {
-    jac[i] = p;
-    p += q;
-  }
-  std::vector<ec::AffinePoint<Curve>> out(n);
-  std::vector<typename Curve::Field> scratch(n);
-  ec::batch_to_affine(jac.data(), out.data(), n, scratch.data());
-  return out;
-}
-
-template <class Curve>
 void msm_rows(const char* name, const MsmBenchArgs& args, std::mt19937_64& rng) {
   for (unsigned log_n : args.log_sizes) {
     const size_t n = size_t(1) << log_n;
-    auto bases = pseudo_random_bases<Curve>(n, rng);
+    auto bases = ec::pseudo_random_subgroup_points<Curve>(n, rng);
     std::vector<ff::Fr> scalars(n);
     for (auto& s : scalars) {
       const double u = double(rng() >> 11) / double(uint64_t(1) << 53);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ec/curves.hpp"
+#include "ec/random_points.hpp"
 #include "ec/scalar_mul.hpp"
 #include "test_support.hpp"
 
@@ -43,7 +44,7 @@ typename T::Affine random_curve_point(Rng& rng) {
 
 template <class T, class Rng>
 typename T::Jacobian random_subgroup_point(Rng& rng) {
-  return T::mul(T::Jacobian::from_affine(T::generator()), Fr::random(rng));
+  return ec::random_subgroup_point<typename T::Curve>(rng);
 }
 
 template <class T>

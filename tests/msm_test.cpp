@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ec/random_points.hpp"
 #include "ec/scalar_mul.hpp"
 #include "msm/pippenger.hpp"
 #include "test_support.hpp"
@@ -16,27 +17,9 @@ using ec::G1Curve;
 using ec::G2Curve;
 using ff::BigInt;
 
-// n distinct subgroup points cheaply: P_0 random, P_{i+1} = P_i + Q.
 template <class Curve>
 std::vector<AffinePoint<Curve>> random_bases(size_t n, std::mt19937_64& rng) {
-  using J = JacobianPoint<Curve>;
-  J p, q;
-  if constexpr (std::is_same_v<Curve, G1Curve>) {
-    p = ec::g1_mul(ec::kG1Generator, Fr::random(rng));
-    q = ec::g1_mul(ec::kG1Generator, Fr::random(rng));
-  } else {
-    p = ec::g2_mul(ec::kG2Generator, Fr::random(rng));
-    q = ec::g2_mul(ec::kG2Generator, Fr::random(rng));
-  }
-  std::vector<J> jac(n);
-  for (size_t i = 0; i < n; i++) {
-    jac[i] = p;
-    p += q;
-  }
-  std::vector<AffinePoint<Curve>> out(n);
-  std::vector<typename Curve::Field> scratch(n);
-  ec::batch_to_affine(jac.data(), out.data(), n, scratch.data());
-  return out;
+  return ec::pseudo_random_subgroup_points<Curve>(n, rng);
 }
 
 // Scalars like a PoRep witness: ~40% zero, ~40% one, the rest uniform.

@@ -13,6 +13,7 @@ struct MsmBenchArgs {
   std::vector<unsigned> log_sizes = {12, 14, 16};
   std::vector<unsigned> threads = {1};
   double zero_fraction = 0, one_fraction = 0;
+  unsigned window_bits = 0;  // 0: the library's choice
   unsigned reps = 3;
   uint64_t seed = 1;
 };

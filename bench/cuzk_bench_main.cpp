@@ -1,8 +1,7 @@
 // cuzk-bench: one binary, one subcommand per benchmark family, each printing a table.
-#include <tbb/global_control.h>
-
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <tbb/global_control.h>
 #include <thread>
 
 #include <benchmark/benchmark.h>
@@ -45,6 +44,8 @@ int main(int argc, char** argv) {
   msm_cmd->add_option("--threads", msm.threads, "thread counts to run with")->delimiter(',');
   msm_cmd->add_option("--zero-fraction", msm.zero_fraction, "share of zero scalars")->check(CLI::Range(0.0, 1.0));
   msm_cmd->add_option("--one-fraction", msm.one_fraction, "share of one scalars")->check(CLI::Range(0.0, 1.0));
+  msm_cmd->add_option("--window", msm.window_bits, "window width in bits (default: chosen by size)")
+      ->check(CLI::Range(0u, 24u));
   msm_cmd->add_option("--reps", msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   msm_cmd->add_option("--seed", msm.seed, "random seed");
 

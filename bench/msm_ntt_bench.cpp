@@ -46,7 +46,9 @@ void msm_rows(const char* name, const MsmBenchArgs& args, std::mt19937_64& rng) 
     for (unsigned threads : args.threads) {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
       msm::MsmStats stats;
-      double ms = median_ms(args.reps, [&] { (void)msm::msm<Curve>(bases, scalars, {}, &stats); });
+      msm::MsmOptions options;
+      options.window_bits = args.window_bits;
+      double ms = median_ms(args.reps, [&] { (void)msm::msm<Curve>(bases, scalars, options, &stats); });
       std::printf("| %-4s | 2^%-3u | %7u | %6u | %10.1f | %9.0f | %8zu | %8zu |\n", name, log_n, threads,
                   stats.window_bits, ms, ms * 1e6 / double(n), stats.zeros, stats.ones);
     }

@@ -1,10 +1,9 @@
 // cuzk-bench setup / prove / verify on the synthetic PoRep-profile circuit (CPU backend).
 // Parameters come from a real setup with random toxic waste, cached on disk by size.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sys/resource.h>
 
 #include "bench/commands.hpp"
 #include "circuits/synthetic.hpp"
@@ -47,8 +46,7 @@ groth16::Parameters load_or_setup(const ProveBenchArgs& a, double* setup_s, doub
     *load_s = since(t);
     return p;
   }
-  std::fprintf(stderr, "setup: no cached parameters at %s, running the setup (random toxic waste)...\n",
-               path.c_str());
+  std::fprintf(stderr, "setup: no cached parameters at %s, running the setup (random toxic waste)...\n", path.c_str());
   auto t = Clock::now();
   auto p = groth16::generate_parameters(make_circuit(a), groth16::ToxicWaste::random());
   *setup_s = since(t);
@@ -104,8 +102,8 @@ int run_prove_bench(const ProveBenchArgs& a) {
     const double total = since(t0);
     const bool ok = groth16::verify_proof(pvk, proof, inputs);
     std::printf("| %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %s | %.2f |\n", a.constraints,
-                synth, t.h_ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b_g1, t.msm_b_g2, t.finish, total,
-                ok ? "yes" : "NO", peak_rss_gib());
+                synth, t.h_ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b_g1, t.msm_b_g2, t.finish, total, ok ? "yes" : "NO",
+                peak_rss_gib());
     if (!ok) return 1;
   }
   std::printf("\nparameters: %s (%s %.2f s; RSS after loading %.2f GiB)\n", params_path(a).c_str(),
@@ -132,7 +130,8 @@ int run_verify_bench(const ProveBenchArgs& a) {
   t = Clock::now();
   const bool batch_ok = groth16::verify_proofs_batch(pvk, proofs, all_inputs);
   const double batch = since(t);
-  std::printf("| proofs | verify one ms | batch verify all ms | per proof ms | all accepted |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| proofs | verify one ms | batch verify all ms | per proof ms | all accepted |\n|---|---|---|---|---|\n");
   std::printf("| %zu | %.2f | %.2f | %.2f | %s |\n", proofs.size(), single * 1e3, batch * 1e3,
               batch * 1e3 / double(proofs.size()), ok && batch_ok ? "yes" : "NO");
   return ok && batch_ok ? 0 : 1;

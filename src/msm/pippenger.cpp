@@ -248,7 +248,9 @@ unsigned default_window_bits(size_t n) {
   unsigned best = 4;
   double best_cost = 0;
   for (unsigned c = 4; c <= 20; c++) {
-    const double cost = double((kScalarBits + c - 1) / c) * (double(n) + double(size_t(1) << c));
+    // Per window: n batched affine additions (~6 multiplications each), then the reduction's
+    // mixed plus full XYZZ addition per bucket (~24 multiplications for 2^(c-1) buckets).
+    const double cost = double((kScalarBits + c - 1) / c) * (double(n) + 2.0 * double(size_t(1) << c));
     if (c == 4 || cost < best_cost) {
       best = c;
       best_cost = cost;

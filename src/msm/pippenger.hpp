@@ -49,7 +49,7 @@ JacobianPoint<Curve> msm_with_density(std::span<const AffinePoint<Curve>> bases,
                                       const DensityView& density, const MsmOptions& options = {},
                                       MsmStats* stats = nullptr);
 
-// The window width that minimises (256 / c) (n + 2^c) additions for n bucketed terms.
+// The window width that minimises the cost (256 / c)(n + 2 * 2^c), in affine additions, of n bucketed terms.
 unsigned default_window_bits(size_t n);
 
 // Naive sum of [k_i] B_i by one scalar multiplication each; the tests' reference.

@@ -1,5 +1,6 @@
 // Multi-scalar multiplication sum_i [k_i] B_i on the CPU (G1 and G2): Pippenger's bucket
-// method with signed (Booth) window digits, XYZZ bucket accumulation, density masks, and a
+// method with signed (Booth) window digits, affine buckets filled by batched additions (XYZZ
+// for the overflow and the reduction), density masks, and a
 // pre-pass that takes zero scalars out and sums the bases of one-scalars by plain additions,
 // so only the remaining scalars do bucket work. Multi-threaded with oneTBB over windows
 // and point ranges.

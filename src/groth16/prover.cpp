@@ -21,16 +21,19 @@ void expect(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("parameters do not match the circuit: " + what);
 }
 
-// sum over the inputs with a full query (all inputs have a base) plus the aux part with density.
+// A query (a, b_g1 or b_g2) holds the bases of its inputs, then those of its aux variables;
+// checks the counts against the assignment and splits it there.
 template <class Curve>
-void split_query(std::span<const ec::AffinePoint<Curve>> query, size_t input_count, const char* name,
-                 std::span<const ec::AffinePoint<Curve>>& inputs, std::span<const ec::AffinePoint<Curve>>& aux,
-                 size_t aux_count) {
+struct QuerySplit {
+  std::span<const ec::AffinePoint<Curve>> inputs, aux;
+};
+template <class Curve>
+QuerySplit<Curve> split_query(std::span<const ec::AffinePoint<Curve>> query, const char* name, size_t input_count,
+                              size_t aux_count) {
   expect(query.size() == input_count + aux_count, std::string(name) + " query has " + std::to_string(query.size()) +
                                                       " points, the circuit needs " +
                                                       std::to_string(input_count + aux_count));
-  inputs = query.first(input_count);
-  aux = query.subspan(input_count);
+  return {query.first(input_count), query.subspan(input_count)};
 }
 
 }  // namespace
@@ -79,18 +82,17 @@ PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, 
   t.msm_l = seconds_since(t0);
 
   t0 = Clock::now();
-  std::span<const G1Affine> a_in, a_aux;
-  split_query<ec::G1Curve>(params.a, pa.num_inputs(), "a", a_in, a_aux, pa.a_aux_density().count_ones());
-  out.a_inputs = msm::msm<ec::G1Curve>(a_in, pa.inputs());
-  out.a_aux = msm::msm_with_density<ec::G1Curve>(a_aux, pa.aux(), view(pa.a_aux_density()));
+  // Every input occurs in A (through its input constraint), so the input part is dense.
+  const auto a_query = split_query<ec::G1Curve>(params.a, "a", pa.num_inputs(), pa.a_aux_density().count_ones());
+  out.a_inputs = msm::msm<ec::G1Curve>(a_query.inputs, pa.inputs());
+  out.a_aux = msm::msm_with_density<ec::G1Curve>(a_query.aux, pa.aux(), view(pa.a_aux_density()));
   t.msm_a = seconds_since(t0);
 
   t0 = Clock::now();
-  std::span<const G1Affine> b_in, b_aux;
-  split_query<ec::G1Curve>(params.b_g1, pa.b_input_density().count_ones(), "b_g1", b_in, b_aux,
-                           pa.b_aux_density().count_ones());
-  out.b_g1_inputs = msm::msm_with_density<ec::G1Curve>(b_in, pa.inputs(), view(pa.b_input_density()));
-  out.b_g1_aux = msm::msm_with_density<ec::G1Curve>(b_aux, pa.aux(), view(pa.b_aux_density()));
+  const auto b_query =
+      split_query<ec::G1Curve>(params.b_g1, "b_g1", pa.b_input_density().count_ones(), pa.b_aux_density().count_ones());
+  out.b_g1_inputs = msm::msm_with_density<ec::G1Curve>(b_query.inputs, pa.inputs(), view(pa.b_input_density()));
+  out.b_g1_aux = msm::msm_with_density<ec::G1Curve>(b_query.aux, pa.aux(), view(pa.b_aux_density()));
   t.msm_b_g1 = seconds_since(t0);
   return out;
 }
@@ -100,11 +102,10 @@ Proof prove_finish(const Parameters& params, const r1cs::ProvingAssignment& pa, 
   ProveTimings local;
   ProveTimings& t = timings ? *timings : local;
   auto t0 = Clock::now();
-  std::span<const G2Affine> b_in, b_aux;
-  split_query<ec::G2Curve>(params.b_g2, pa.b_input_density().count_ones(), "b_g2", b_in, b_aux,
-                           pa.b_aux_density().count_ones());
-  G2Jacobian b_g2 = msm::msm_with_density<ec::G2Curve>(b_in, pa.inputs(), view(pa.b_input_density()));
-  b_g2 += msm::msm_with_density<ec::G2Curve>(b_aux, pa.aux(), view(pa.b_aux_density()));
+  const auto b_query =
+      split_query<ec::G2Curve>(params.b_g2, "b_g2", pa.b_input_density().count_ones(), pa.b_aux_density().count_ones());
+  G2Jacobian b_g2 = msm::msm_with_density<ec::G2Curve>(b_query.inputs, pa.inputs(), view(pa.b_input_density()));
+  b_g2 += msm::msm_with_density<ec::G2Curve>(b_query.aux, pa.aux(), view(pa.b_aux_density()));
   t.msm_b_g2 = seconds_since(t0);
 
   t0 = Clock::now();

@@ -40,6 +40,19 @@ TEST_P(NttTest, ForwardMatchesNaiveDft) {
   }
 }
 
+// Above 2^11 the transform switches from cache blocks to whole-vector stages: spot-check
+// evaluations there against Horner's rule.
+TEST_P(NttTest, LargeDomainSpotChecks) {
+  auto rng = test::make_rng();
+  EvaluationDomain d(13, GetParam());
+  auto coeffs = random_vector(d.size(), rng);
+  auto values = coeffs;
+  d.fft(values);
+  for (size_t i : {size_t(0), size_t(1), size_t(2047), size_t(2048), size_t(4097), d.size() - 1}) {
+    EXPECT_EQ(values[i], evaluate(coeffs, d.omega().pow(ff::BigInt<1>::from_u64(i)))) << i;
+  }
+}
+
 TEST_P(NttTest, InverseAndCosetRoundTrips) {
   auto rng = test::make_rng();
   for (unsigned log_n : {1u, 4u, 10u, 13u}) {

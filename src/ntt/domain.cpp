@@ -1,5 +1,6 @@
 #include "ntt/domain.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
@@ -81,36 +82,61 @@ void EvaluationDomain::check_size(std::span<const Fr> a) const {
   }
 }
 
+namespace {
+
+// Butterflies t in [begin, end) of stage s (half block m = 2^s): pairs (i0, i0 + m) with
+// i0 = (t / m) 2m + t % m and twiddle root^((t % m) stride), from the table or, without one,
+// as running powers of the stage's root.
+void stage_butterflies(std::span<Fr> a, unsigned s, size_t stride, const std::vector<Fr>* table, const Fr& stage_root,
+                       size_t begin, size_t end) {
+  const size_t m = size_t(1) << s;
+  Fr w = table ? Fr::zero() : stage_root.pow(ff::BigInt<1>::from_u64(begin & (m - 1)));
+  for (size_t t = begin; t < end; t++) {
+    const size_t j = t & (m - 1);
+    const size_t i0 = ((t >> s) << (s + 1)) + j;
+    const size_t i1 = i0 + m;
+    Fr tw;
+    if (table) {
+      tw = (*table)[j * stride];
+    } else {
+      if (j == 0) w = Fr::one();
+      tw = w;
+      w *= stage_root;
+    }
+    Fr x = a[i0];
+    Fr y = a[i1] * tw;
+    a[i0] = x + y;
+    a[i1] = x - y;
+  }
+}
+
+// The first kBlockLog stages only combine elements within aligned blocks of 2^kBlockLog
+// (64 KiB): they run block by block while the block sits in cache.
+constexpr unsigned kBlockLog = 11;
+
+}  // namespace
+
+// Iterative Cooley-Tukey: bit-reversal, then log n stages of butterflies; the small stages
+// block by block, the large ones as one parallel loop over the n/2 butterflies of a stage.
 void EvaluationDomain::transform(std::span<Fr> a, const Fr& root, const std::vector<Fr>* table) const {
   check_size(a);
   if (n_ == 1) return;
   bit_reverse_permute(a, log_n_);
   const size_t half_n = n_ / 2;
-  for (unsigned s = 0; s < log_n_; s++) {
-    const size_t m = size_t(1) << s;   // half the block size
-    const size_t stride = half_n / m;  // twiddle j of this stage is root^(j * stride)
-    Fr stage_root = table ? Fr::zero() : root.pow(ff::BigInt<1>::from_u64(stride));
+  std::vector<Fr> stage_roots(log_n_, Fr::zero());
+  if (!table) {
+    for (unsigned s = 0; s < log_n_; s++) stage_roots[s] = root.pow(ff::BigInt<1>::from_u64(half_n >> s));
+  }
+  const unsigned blocked = std::min(kBlockLog, log_n_);
+  const size_t per_block = size_t(1) << (blocked - 1);  // butterflies per block and stage
+  tbb::parallel_for(size_t(0), half_n / per_block, [&](size_t block) {
+    for (unsigned s = 0; s < blocked; s++) {
+      stage_butterflies(a, s, half_n >> s, table, stage_roots[s], block * per_block, (block + 1) * per_block);
+    }
+  });
+  for (unsigned s = blocked; s < log_n_; s++) {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, half_n, kGrain), [&](const auto& range) {
-      size_t t = range.begin();
-      // Without a table, twiddles are running powers within each run of one block.
-      Fr w = table ? Fr::zero() : stage_root.pow(ff::BigInt<1>::from_u64(t & (m - 1)));
-      for (; t < range.end(); t++) {
-        const size_t j = t & (m - 1);
-        const size_t i0 = ((t >> s) << (s + 1)) + j;
-        const size_t i1 = i0 + m;
-        Fr tw;
-        if (table) {
-          tw = (*table)[j * stride];
-        } else {
-          if (j == 0) w = Fr::one();
-          tw = w;
-          w *= stage_root;
-        }
-        Fr x = a[i0];
-        Fr y = a[i1] * tw;
-        a[i0] = x + y;
-        a[i1] = x - y;
-      }
+      stage_butterflies(a, s, half_n >> s, table, stage_roots[s], range.begin(), range.end());
     });
   }
 }

@@ -5,9 +5,11 @@
 // constant (R, R^2, -M^-1 mod 2^64, the exponents of inversion, Legendre
 // symbol and square root, the 2-adic root of unity) is derived at compile time.
 //
-// The arithmetic is host/device code (CUZK_HD). Multiplication is the
-// "no-carry" CIOS variant, valid because both BLS12-381 moduli leave the top
-// bit of the top limb clear; squaring uses a separate product scan and REDC.
+// The arithmetic is host/device code (CUZK_HD). The portable multiplication is the
+// "no-carry" CIOS variant, valid because both BLS12-381 moduli leave the top bit of
+// the top limb clear; squaring uses a separate product scan and REDC. On x86-64 hosts
+// with BMI2 and ADX, multiplication, squaring, addition and subtraction use the
+// generated assembly of ff/x86/mont_mul_adx.hpp instead.
 #pragma once
 
 #include <cstddef>

@@ -15,8 +15,12 @@ struct Fp2 {
   CUZK_HD friend constexpr bool operator==(const Fp2& a, const Fp2& b) { return a.c0 == b.c0 && a.c1 == b.c1; }
   CUZK_HD friend constexpr bool operator!=(const Fp2& a, const Fp2& b) { return !(a == b); }
 
-  CUZK_FORCE_INLINE CUZK_HD friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
-  CUZK_FORCE_INLINE CUZK_HD friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  CUZK_FORCE_INLINE CUZK_HD friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) {
+    return {a.c0 + b.c0, a.c1 + b.c1};
+  }
+  CUZK_FORCE_INLINE CUZK_HD friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) {
+    return {a.c0 - b.c0, a.c1 - b.c1};
+  }
   CUZK_HD constexpr Fp2 operator-() const { return {-c0, -c1}; }
   CUZK_HD constexpr Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
   CUZK_HD constexpr Fp2& operator+=(const Fp2& b) { return *this = *this + b; }

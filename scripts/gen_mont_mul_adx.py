@@ -68,6 +68,7 @@ print("""// clang-format off
 // reference the tests compare this with.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(__CUDA_ARCH__)
@@ -139,7 +140,31 @@ __attribute__((always_inline)) inline void mod_{op}_{n}(uint64_t r[{n}], const u
 
 print(gen_addsub(4))
 print(gen_addsub(6))
-print("""}  // namespace cuzk::ff::x86
+print("""
+// The kernels by limb count, for MontField's dispatch.
+template <size_t N>
+inline constexpr bool kHasKernels = N == 4 || N == 6;
+
+template <size_t N>
+struct Kernels;
+template <>
+struct Kernels<4> {
+  static void mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t m[4], const uint64_t& inv) {
+    mont_mul_adx_4(r, a, b, m, inv);
+  }
+  static void add(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_add_4(r, a, b, m); }
+  static void sub(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_sub_4(r, a, b, m); }
+};
+template <>
+struct Kernels<6> {
+  static void mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t m[6], const uint64_t& inv) {
+    mont_mul_adx_6(r, a, b, m, inv);
+  }
+  static void add(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_add_6(r, a, b, m); }
+  static void sub(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_sub_6(r, a, b, m); }
+};
+
+}  // namespace cuzk::ff::x86
 
 #endif
 // clang-format on""")

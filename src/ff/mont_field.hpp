@@ -110,14 +110,10 @@ class MontField {
   // ---- additive group -----------------------------------------------------
   CUZK_HD friend constexpr MontField operator+(const MontField& a, const MontField& b) {
 #if defined(CUZK_HAVE_MONT_MUL_ADX)
-    if constexpr (N == 4 || N == 6) {
+    if constexpr (x86::kHasKernels<N>) {
       if (!std::is_constant_evaluated()) {
         MontField r;
-        if constexpr (N == 4) {
-          x86::mod_add_4(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
-        } else {
-          x86::mod_add_6(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
-        }
+        x86::Kernels<N>::add(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
         return r;
       }
     }
@@ -128,14 +124,10 @@ class MontField {
   }
   CUZK_HD friend constexpr MontField operator-(const MontField& a, const MontField& b) {
 #if defined(CUZK_HAVE_MONT_MUL_ADX)
-    if constexpr (N == 4 || N == 6) {
+    if constexpr (x86::kHasKernels<N>) {
       if (!std::is_constant_evaluated()) {
         MontField r;
-        if constexpr (N == 4) {
-          x86::mod_sub_4(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
-        } else {
-          x86::mod_sub_6(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
-        }
+        x86::Kernels<N>::sub(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
         return r;
       }
     }
@@ -263,14 +255,10 @@ class MontField {
   // the portable kernel otherwise (and at compile time).
   CUZK_FORCE_INLINE CUZK_HD static constexpr Limbs mont_mul(const Limbs& a, const Limbs& b) {
 #if defined(CUZK_HAVE_MONT_MUL_ADX)
-    if constexpr (N == 4 || N == 6) {
+    if constexpr (x86::kHasKernels<N>) {
       if (!std::is_constant_evaluated()) {
         Limbs r;
-        if constexpr (N == 4) {
-          x86::mont_mul_adx_4(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
-        } else {
-          x86::mont_mul_adx_6(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
-        }
+        x86::Kernels<N>::mul(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
         return reduce_once(r);
       }
     }

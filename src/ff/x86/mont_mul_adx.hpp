@@ -7,6 +7,7 @@
 // reference the tests compare this with.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(__CUDA_ARCH__)
@@ -602,6 +603,30 @@ __attribute__((always_inline)) inline void mod_sub_6(uint64_t r[6], const uint64
   const uint64_t out[6] = {t0, t1, t2, t3, t4, t5};
   for (int k = 0; k < 6; k++) r[k] = out[k];
 }
+
+
+// The kernels by limb count, for MontField's dispatch.
+template <size_t N>
+inline constexpr bool kHasKernels = N == 4 || N == 6;
+
+template <size_t N>
+struct Kernels;
+template <>
+struct Kernels<4> {
+  static void mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t m[4], const uint64_t& inv) {
+    mont_mul_adx_4(r, a, b, m, inv);
+  }
+  static void add(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_add_4(r, a, b, m); }
+  static void sub(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_sub_4(r, a, b, m); }
+};
+template <>
+struct Kernels<6> {
+  static void mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t m[6], const uint64_t& inv) {
+    mont_mul_adx_6(r, a, b, m, inv);
+  }
+  static void add(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_add_6(r, a, b, m); }
+  static void sub(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_sub_6(r, a, b, m); }
+};
 
 }  // namespace cuzk::ff::x86
 

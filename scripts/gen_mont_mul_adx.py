@@ -149,19 +149,19 @@ template <size_t N>
 struct Kernels;
 template <>
 struct Kernels<4> {
-  static void mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t m[4], const uint64_t& inv) {
+  __attribute__((always_inline)) static void mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t m[4], const uint64_t& inv) {
     mont_mul_adx_4(r, a, b, m, inv);
   }
-  static void add(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_add_4(r, a, b, m); }
-  static void sub(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_sub_4(r, a, b, m); }
+  __attribute__((always_inline)) static void add(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_add_4(r, a, b, m); }
+  __attribute__((always_inline)) static void sub(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_sub_4(r, a, b, m); }
 };
 template <>
 struct Kernels<6> {
-  static void mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t m[6], const uint64_t& inv) {
+  __attribute__((always_inline)) static void mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t m[6], const uint64_t& inv) {
     mont_mul_adx_6(r, a, b, m, inv);
   }
-  static void add(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_add_6(r, a, b, m); }
-  static void sub(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_sub_6(r, a, b, m); }
+  __attribute__((always_inline)) static void add(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_add_6(r, a, b, m); }
+  __attribute__((always_inline)) static void sub(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_sub_6(r, a, b, m); }
 };
 
 }  // namespace cuzk::ff::x86

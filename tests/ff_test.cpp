@@ -100,6 +100,15 @@ TYPED_TEST(PrimeFieldTest, InverseAndPow) {
   }
   EXPECT_TRUE(F::zero().inverse().is_zero());
   EXPECT_EQ(F::one().inverse(), F::one());
+  // Montgomery values with long runs of trailing zero bits (the inversion strips them in
+  // chunks of at most 63).
+  for (size_t bits : {1u, 63u, 64u, 65u, 127u, 128u, 200u}) {
+    if (bits >= F::Consts::kBits) continue;
+    typename F::Limbs v = F::Limbs::zero();
+    v.limb[bits / 64] = uint64_t(1) << (bits % 64);
+    F a = F::from_montgomery(v);
+    EXPECT_EQ(a * a.inverse(), F::one()) << bits;
+  }
 }
 
 TYPED_TEST(PrimeFieldTest, BatchInverseSkipsZeros) {

@@ -12,6 +12,7 @@
 // generated assembly of ff/x86/mont_mul_adx.hpp instead.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -341,36 +342,54 @@ class MontField {
     return r;
   }
 
-  // Binary extended Euclid on the Montgomery value A = aR, giving A^-1 = a^-1 R^-1,
-  // then one multiplication by R^3 gives a^-1 R. Variable time: fine for public data.
+  // x <- x / 2^k mod M for 1 <= k <= 63 and x < M: add the multiple m M (m < 2^k) that clears
+  // the low k bits, shift, and reduce once ((x + m M) / 2^k < 2M).
+  static constexpr void div_pow2_mod(Limbs& x, unsigned k) {
+    constexpr Limbs m = Consts::M;
+    const uint64_t q = (x.limb[0] * Consts::INV) & ((uint64_t(1) << k) - 1);
+    BigInt<N + 1> t = BigInt<N + 1>::zero();
+    uint64_t carry = 0;
+    for (size_t j = 0; j < N; j++) t.limb[j] = mul_add_carry(q, m.limb[j], x.limb[j], carry);
+    t.limb[N] = carry;
+    t = t.shr(k);
+    for (size_t j = 0; j < N; j++) x.limb[j] = t.limb[j];
+    if (x >= m) x.sub_in_place(m);
+  }
+
+  // Removes the factors of two of u (odd afterwards) and divides x by as many, mod M.
+  static constexpr void strip_twos(Limbs& u, Limbs& x) {
+    size_t k = 0;
+    while (u.limb[k / 64] == 0) k += 64;  // u is never zero here
+    k += size_t(std::countr_zero(u.limb[k / 64]));
+    if (k == 0) return;
+    u = u.shr(k);
+    for (; k > 63; k -= 63) div_pow2_mod(x, 63);
+    div_pow2_mod(x, unsigned(k));
+  }
+
+  // Binary extended Euclid on the Montgomery value A = aR, giving A^-1 = a^-1 R^-1; one
+  // multiplication by R^3 then gives a^-1 R. Invariants: x1 A = u, x2 A = v (mod M). Each
+  // step removes all factors of two at once. Variable time: fine for public data.
   constexpr MontField binary_inverse() const {
     if (is_zero()) return zero();
     constexpr Limbs m = Consts::M;
     constexpr Limbs r3 = Consts::R3;
     const Limbs one_int = Limbs::from_u64(1);
     Limbs u = mont, v = m, x1 = one_int, x2 = Limbs::zero();
-    auto halve_mod = [&](Limbs& x) {
-      if (x.is_odd()) x.add_in_place(m);  // x + M < 2^(64N): spare top bit
-      x.shr1();
-    };
     auto sub_mod = [&](Limbs& x, const Limbs& y) {
       if (x.sub_in_place(y)) x.add_in_place(m);
     };
+    strip_twos(u, x1);
     while (u != one_int && v != one_int) {
-      while (!u.is_odd()) {
-        u.shr1();
-        halve_mod(x1);
-      }
-      while (!v.is_odd()) {
-        v.shr1();
-        halve_mod(x2);
-      }
+      // u and v are odd here; their difference is even and non-zero (gcd(u, v) = 1).
       if (u >= v) {
         u.sub_in_place(v);
         sub_mod(x1, x2);
+        strip_twos(u, x1);
       } else {
         v.sub_in_place(u);
         sub_mod(x2, x1);
+        strip_twos(v, x2);
       }
     }
     Limbs inv = (u == one_int) ? x1 : x2;

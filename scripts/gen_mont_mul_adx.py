@@ -77,6 +77,18 @@ print("""// clang-format off
 namespace cuzk::ff::x86 {""")
 print(gen(4))
 print(gen(6))
+def gen_kernels(n):
+    return f"""template <>
+struct Kernels<{n}> {{
+  __attribute__((always_inline)) static void mul(uint64_t r[{n}], const uint64_t a[{n}], const uint64_t b[{n}], const uint64_t m[{n}], const uint64_t& inv) {{
+    mont_mul_adx_{n}(r, a, b, m, inv);
+  }}
+  __attribute__((always_inline)) static void add(uint64_t r[{n}], const uint64_t* a, const uint64_t* b, const uint64_t m[{n}]) {{ mod_add_{n}(r, a, b, m); }}
+  __attribute__((always_inline)) static void sub(uint64_t r[{n}], const uint64_t* a, const uint64_t* b, const uint64_t m[{n}]) {{ mod_sub_{n}(r, a, b, m); }}
+}};
+"""
+
+
 def gen_addsub(n):
     out = []
     for op in ("add", "sub"):
@@ -147,23 +159,7 @@ inline constexpr bool kHasKernels = N == 4 || N == 6;
 
 template <size_t N>
 struct Kernels;
-template <>
-struct Kernels<4> {
-  __attribute__((always_inline)) static void mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t m[4], const uint64_t& inv) {
-    mont_mul_adx_4(r, a, b, m, inv);
-  }
-  __attribute__((always_inline)) static void add(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_add_4(r, a, b, m); }
-  __attribute__((always_inline)) static void sub(uint64_t r[4], const uint64_t* a, const uint64_t* b, const uint64_t m[4]) { mod_sub_4(r, a, b, m); }
-};
-template <>
-struct Kernels<6> {
-  __attribute__((always_inline)) static void mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t m[6], const uint64_t& inv) {
-    mont_mul_adx_6(r, a, b, m, inv);
-  }
-  __attribute__((always_inline)) static void add(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_add_6(r, a, b, m); }
-  __attribute__((always_inline)) static void sub(uint64_t r[6], const uint64_t* a, const uint64_t* b, const uint64_t m[6]) { mod_sub_6(r, a, b, m); }
-};
-
+""" + "".join(gen_kernels(n) for n in (4, 6)) + """
 }  // namespace cuzk::ff::x86
 
 #endif

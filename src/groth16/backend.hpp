@@ -1,0 +1,39 @@
+// Where prove_start runs. The engine keeps one ProverBackend per GPU worker: the CPU backend
+// runs the H polynomial and the G1 MSMs with oneTBB; the CUDA backend runs them on one device,
+// keeping each parameter set's bases resident there between proofs. prove_finish (B in G2 and
+// the assembly) always runs on the CPU, off the GPU worker's path. For the same r and s every
+// backend returns the same PendingProof, so proofs are byte-identical across backends.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "groth16/prover.hpp"
+
+namespace cuzk::groth16 {
+
+class ProverBackend {
+ public:
+  virtual ~ProverBackend() = default;
+  // "cpu" or "cuda:<device>".
+  virtual std::string name() const = 0;
+  // As groth16::prove_start: a/b/c are consumed and released before it returns.
+  // Throws std::invalid_argument when the assignment does not fit the parameters and
+  // std::runtime_error (with the CUDA error text) when the device fails.
+  virtual PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r,
+                                   const Fr& s, ProveTimings* timings = nullptr) = 0;
+  // Drops whatever the backend keeps for these parameters (device-resident bases); called
+  // before the parameters are evicted. The next prove_start with them uploads them again.
+  virtual void release_parameters(const Parameters& params) {}
+  // Bytes of device memory held for resident parameters (0 on the CPU).
+  virtual size_t resident_bytes() const { return 0; }
+};
+
+std::unique_ptr<ProverBackend> make_cpu_backend();
+
+// CUDA devices usable by this build: 0 when built without CUDA or when no device is present.
+int cuda_device_count();
+// Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.
+std::unique_ptr<ProverBackend> make_cuda_backend(int device);
+
+}  // namespace cuzk::groth16

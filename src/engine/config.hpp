@@ -1,0 +1,61 @@
+// Every setting of the proving engine, with the defaults a storage provider gets when it
+// configures nothing. The daemon fills this from its TOML file and command line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuzk::engine {
+
+// How synthesis is admitted and handed to the GPU workers. Only kBudget bounds host memory;
+// the other three are the designs cuzk's predecessors used, kept for comparison in the bench.
+enum class Policy {
+  kBudget,                       // reserve the partition's bytes from the budget before synthesis
+  kSemaphoreReleaseAfterSynth,   // N permits, released right after synthesis; one-slot GPU channel
+  kSemaphoreHoldUntilDelivered,  // N permits, held until a GPU worker takes the partition
+  kChannelCapacityWorkers,       // N synthesis workers feeding a GPU channel of capacity N
+};
+std::string_view policy_name(Policy p);
+// Throws std::invalid_argument listing the valid names.
+Policy parse_policy(std::string_view name);
+
+// "cpu", "cuda" or "auto" (CUDA when built with it and a device is present, else the CPU).
+enum class BackendKind { kAuto, kCpu, kCuda };
+std::string_view backend_name(BackendKind b);
+BackendKind parse_backend(std::string_view name);
+
+struct EngineConfig {
+  // Host-memory budget. 0 = auto: MemTotal minus safety_margin_bytes.
+  uint64_t budget_bytes = 0;
+  uint64_t safety_margin_bytes = uint64_t(5) << 30;
+  // 0 = auto: from the cores and the budget (see resolved_synthesis_workers).
+  unsigned synthesis_workers = 0;
+  BackendKind backend = BackendKind::kAuto;
+  std::vector<int> devices;  // CUDA devices to use; empty = all visible
+  unsigned gpu_workers_per_device = 1;
+  unsigned finalizer_threads = 1;
+  // Capacity of the GPU queue in partitions (synthesized partitions waiting for a GPU worker)
+  // under the budget policy; the budget, not this, is the real bound there.
+  size_t gpu_queue_capacity = 64;
+  // Most partitions queued (not yet synthesizing) across all jobs; beyond it submit() says busy.
+  size_t max_queued_partitions = 4096;
+  size_t max_partitions_per_job = 64;
+  Policy policy = Policy::kBudget;
+  std::string param_cache_dir = "params-cache";
+  // Generate parameters for synthetic circuits that are not in the cache (demo and bench).
+  bool allow_synthetic_setup = true;
+  bool verify_before_return = true;
+  std::string timeline_path;  // empty: no timeline
+  bool log_events = true;     // one log line per tracker event
+  // Threads of the CPU backend's and the synthesis' inner parallelism (0 = all cores).
+  unsigned cpu_threads = 0;
+};
+
+// MemTotal from /proc/meminfo in bytes (0 when unreadable).
+uint64_t host_memory_total();
+
+}  // namespace cuzk::engine

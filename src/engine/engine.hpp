@@ -1,0 +1,134 @@
+// The pipelined proving engine (see docs/ARCHITECTURE.md, "Engine"):
+//   queue -> admission (budget) -> synthesis workers -> GPU queue -> GPU workers (prove_start)
+//   -> finalizers (prove_finish, verify) -> deallocation thread,
+// with the buffer tracker counting every large buffer by stage. Thread-safe: any number of
+// threads may submit, await, cancel and read status at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/config.hpp"
+#include "engine/job.hpp"
+#include "engine/tracker.hpp"
+
+namespace cuzk::engine {
+
+// Errors a caller can act on; code says which (the daemon maps it to a gRPC status).
+class EngineError : public std::runtime_error {
+ public:
+  enum class Code {
+    kInvalidArgument,
+    kResourceExhausted,
+    kNotFound,
+    kAlreadyExists,
+    kFailedPrecondition,
+    kUnavailable
+  };
+  EngineError(Code code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Code code() const { return code_; }
+
+ private:
+  Code code_;
+};
+
+// Fixed-bucket histogram of durations in seconds (Prometheus style: counts are per bucket,
+// not cumulative; the last bucket is +Inf).
+struct Histogram {
+  static const std::vector<double>& bounds();  // upper bounds, seconds
+  std::vector<uint64_t> counts = std::vector<uint64_t>(bounds().size() + 1, 0);
+  double sum = 0;
+  uint64_t count = 0;
+  void observe(double seconds);
+};
+
+struct PartitionStatus {
+  std::string request_id;
+  uint32_t partition = 0;
+  std::string stage;   // "queued", "admitted", a tracker stage name, "verifying"
+  std::string worker;  // e.g. "synth-2", "gpu-cuda:0-0", "final-0"
+};
+
+struct ParamStatus {
+  std::string param_id;
+  int64_t host_bytes = 0;
+  int64_t device_bytes = 0;
+  bool in_use = false;
+};
+
+struct EngineSnapshot {
+  std::string backend;  // "cpu" or "cuda:0,cuda:1"
+  std::string policy;
+  unsigned synthesis_workers = 0, gpu_workers = 0, finalizer_threads = 0;
+  size_t queued_partitions = 0;  // waiting for admission
+  size_t gpu_queue_depth = 0;    // synthesized, waiting for a GPU worker
+  size_t jobs_active = 0;
+  uint64_t jobs_completed = 0, jobs_failed = 0, jobs_cancelled = 0;
+  uint64_t partitions_proved = 0;
+  TrackerSnapshot buffers;
+  std::vector<PartitionStatus> partitions;  // every partition not yet done
+  std::vector<ParamStatus> params;
+  // Per phase: queue_wait, param_load, synthesis, gpu, finalize, verify, total.
+  std::vector<std::pair<std::string, Histogram>> phase_seconds;
+  double gpu_busy_seconds = 0;  // summed over GPU workers
+  double uptime_seconds = 0;
+};
+
+// The status document served by the daemon's /status endpoint.
+std::string snapshot_to_json(const EngineSnapshot& s);
+
+class Engine {
+ public:
+  // Starts the workers. Throws EngineError(kFailedPrecondition) when the configuration cannot
+  // work (e.g. CUDA requested but absent, a budget smaller than the safety margin).
+  explicit Engine(EngineConfig config);
+  // Cancels what is left and joins every thread.
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Queues the job and returns its request id. Throws EngineError: kInvalidArgument (bad
+  // circuit description, no partitions, too many), kAlreadyExists (request id in use),
+  // kResourceExhausted (queue full), kFailedPrecondition (a partition can never fit the
+  // budget), kUnavailable (shutting down).
+  std::string submit(JobRequest request);
+  // The job's result once it has ended, waiting at most timeout; nullopt when still running.
+  // Throws EngineError(kNotFound) for an unknown id. Ended jobs are kept until forget().
+  std::optional<JobResult> await(const std::string& request_id, std::chrono::milliseconds timeout);
+  // Current state without waiting (state kQueued/kRunning while in flight).
+  JobResult peek(const std::string& request_id) const;
+  // Cancels a job at whatever stage it is; its buffers and reservations are freed. Returns
+  // false when the job had already ended. Throws kNotFound for an unknown id.
+  bool cancel(const std::string& request_id);
+  // Drops an ended job's result (the daemon calls it after delivering the result).
+  void forget(const std::string& request_id);
+
+  EngineSnapshot snapshot() const;
+
+  // Loads a parameter set into host memory (and accounts it); throws EngineError on failure.
+  void preload_params(const std::string& param_id);
+  // Evicts an idle parameter set; false when it is not resident; throws kFailedPrecondition
+  // when a job is using it.
+  bool evict_params(const std::string& param_id);
+
+  // Stops accepting jobs; with cancel_in_flight cancels everything, else waits for the jobs
+  // in flight to end. Idempotent; the destructor calls it with cancel_in_flight = true.
+  void shutdown(bool cancel_in_flight);
+
+  const EngineConfig& config() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The parameter id of a circuit description (what the cache file is named after).
+std::string default_param_id(const CircuitDescription& c);
+
+}  // namespace cuzk::engine

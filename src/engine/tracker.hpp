@@ -1,0 +1,81 @@
+// The buffer tracker: for every pipeline stage, how many partitions are in it and how many
+// bytes of each large buffer class they hold; plus the parameters resident in host and device
+// memory, the pinned staging pool and the budget. Every stage change is one event: the tracker
+// logs one line with all counters, feeds the timeline, and keeps the peaks the bench reports.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace cuzk::engine {
+
+class Timeline;
+
+enum class Stage : uint8_t {
+  kSynthRunning,
+  kSynthDoneWaitingGpu,
+  kOnGpu,
+  kAbcFreed,
+  kFinalizingBG2,
+  kDeallocPending,
+  kCount,
+};
+inline constexpr size_t kStageCount = size_t(Stage::kCount);
+const char* stage_name(Stage s);
+
+enum class BufferClass : uint8_t { kAbc, kAux, kInputs, kDensities, kCount };
+inline constexpr size_t kBufferClassCount = size_t(BufferClass::kCount);
+const char* buffer_class_name(BufferClass c);
+
+// The bytes one partition holds, by class.
+using BufferBytes = std::array<int64_t, kBufferClassCount>;
+
+struct StageCounters {
+  int64_t partitions = 0;
+  BufferBytes bytes{};
+  int64_t total_bytes() const;
+};
+
+struct TrackerSnapshot {
+  std::array<StageCounters, kStageCount> stages;
+  int64_t done_partitions = 0;  // cumulative, not live
+  int64_t srs_host_bytes = 0, srs_device_bytes = 0, pinned_pool_bytes = 0;
+  int64_t budget_total = 0, budget_used = 0;
+  int64_t rss_bytes = 0;
+  // Peaks since start (or since reset_peaks).
+  int64_t peak_tracked_bytes = 0, peak_waiting_gpu = 0, peak_budget_used = 0, peak_rss_bytes = 0;
+  int64_t tracked_bytes() const;  // all live partition buffers
+  bool idle() const;              // no partition holds anything
+};
+
+class BufferTracker {
+ public:
+  BufferTracker(bool log_events, Timeline* timeline);
+
+  // A partition enters its first stage, moves between stages, and leaves (buffers freed).
+  void enter(Stage s, const BufferBytes& bytes, const std::string& what);
+  void move(Stage from, Stage to, const BufferBytes& from_bytes, const BufferBytes& to_bytes, const std::string& what);
+  void leave(Stage s, const BufferBytes& bytes, const std::string& what, bool completed);
+
+  void set_srs_bytes(int64_t host, int64_t device, const std::string& what);
+  void set_pinned_pool_bytes(int64_t bytes);
+  void set_budget(int64_t total, int64_t used);
+
+  TrackerSnapshot snapshot() const;
+  void reset_peaks();
+
+ private:
+  void event_locked(const std::string& what);
+
+  mutable std::mutex mutex_;
+  TrackerSnapshot s_;
+  bool log_events_;
+  Timeline* timeline_;
+};
+
+// Resident set size of this process in bytes (from /proc/self/statm).
+int64_t process_rss_bytes();
+
+}  // namespace cuzk::engine

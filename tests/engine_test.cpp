@@ -16,6 +16,7 @@
 
 #include "circuits/synthetic.hpp"
 #include "engine/budget.hpp"
+#include "engine/engine_impl.hpp"
 #include "engine/host_memory.hpp"
 #include "engine/partition_queue.hpp"
 #include "groth16/param_file.hpp"
@@ -125,21 +126,30 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
 
 TEST(PartitionQueueTest, OrdersByPriorityThenAgeThenIndex) {
   PartitionQueue q;
-  std::vector<QueueKey> keys = {{0, 2, 0}, {0, 1, 1}, {5, 3, 1}, {0, 1, 0}, {5, 3, 0}, {-1, 0, 0}};
-  for (const auto& k : keys) q.push_unbounded(k, nullptr);
-  std::vector<QueueKey> expect = {{5, 3, 0}, {5, 3, 1}, {0, 1, 0}, {0, 1, 1}, {0, 2, 0}, {-1, 0, 0}};
-  // pop() returns the items; the keys are checked through a parallel queue of markers.
-  PartitionQueue marked;
-  EXPECT_EQ(q.size(), keys.size());
-  std::vector<QueueKey> sorted = keys;
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < expect.size(); i++) {
-    EXPECT_EQ(sorted[i].priority, expect[i].priority);
-    EXPECT_EQ(sorted[i].job_seq, expect[i].job_seq);
-    EXPECT_EQ(sorted[i].partition, expect[i].partition);
+  // (priority, job sequence, partition index), pushed out of order.
+  const std::vector<QueueKey> keys = {{0, 2, 0}, {0, 1, 1}, {5, 3, 1}, {0, 1, 0}, {5, 3, 0}, {-1, 0, 0}};
+  for (const auto& k : keys) {
+    auto p = std::make_shared<Partition>();
+    p->key = k;
+    q.push_unbounded(k, p);
   }
-  q.close();
-  EXPECT_EQ(q.pop(), nullptr);
+  const std::vector<QueueKey> expected = {{5, 3, 0}, {5, 3, 1}, {0, 1, 0}, {0, 1, 1}, {0, 2, 0}, {-1, 0, 0}};
+  EXPECT_EQ(q.size(), keys.size());
+  for (const auto& e : expected) {
+    auto p = q.pop();
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(std::tuple(p->key.priority, p->key.job_seq, p->key.partition),
+              std::tuple(e.priority, e.job_seq, e.partition));
+  }
+  // A bounded queue makes the producer wait; close() releases it.
+  PartitionQueue bounded(1);
+  EXPECT_TRUE(bounded.push({}, std::make_shared<Partition>()));
+  std::thread producer([&] { EXPECT_FALSE(bounded.push({}, std::make_shared<Partition>())); });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(bounded.size(), 1u);
+  bounded.close();
+  producer.join();
+  EXPECT_EQ(bounded.pop(), nullptr);
 }
 
 TEST(EngineTest, ProvesAndVerifiesMultiPartitionJob) {

@@ -408,11 +408,11 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
   dealloc->post([this, p = std::move(p), completed] {
     p->assignment.reset();  // the large free, here on the deallocation thread
     p->params.reset();
+    if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
     if (p->in_tracker) {
       tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
       p->in_tracker = false;
     }
-    if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
     partition_ended(*p);
   });
 }

@@ -39,9 +39,9 @@ void Engine::Impl::gpu_loop(Device& device, unsigned worker) {
         std::vector<Fr>().swap(a);
         std::vector<Fr>().swap(b);
         std::vector<Fr>().swap(c);
-        tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + raw->label);
         raw->reserved -= share;
         budget.release(share);
+        tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + raw->label);
       });
     });
     const auto t0 = Clock::now();

@@ -1,6 +1,7 @@
 #include "engine/tracker.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -81,7 +82,17 @@ void add(StageCounters& c, const BufferBytes& bytes, int64_t sign) {
   for (size_t i = 0; i < kBufferClassCount; i++) c.bytes[i] += sign * bytes[i];
 }
 
-double gib(int64_t b) { return double(b) / double(int64_t(1) << 30); }
+// 12.3MiB / 1.25GiB: one log line must stay readable from 2^10 to 2^27 constraints.
+std::string human(int64_t b) {
+  char buf[32];
+  const double v = double(b);
+  if (std::abs(v) >= double(int64_t(1) << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2fGiB", v / double(int64_t(1) << 30));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1fMiB", v / double(1 << 20));
+  }
+  return buf;
+}
 
 }  // namespace
 
@@ -164,16 +175,12 @@ void BufferTracker::event_locked(const std::string& what) {
     std::string line;
     for (size_t i = 0; i < kStageCount; i++) {
       const auto& c = s_.stages[i];
-      char buf[96];
-      std::snprintf(buf, sizeof buf, " %s=%lld/%.3fGiB", stage_name(Stage(i)), (long long)c.partitions,
-                    gib(c.total_bytes()));
-      line += buf;
+      line +=
+          " " + std::string(stage_name(Stage(i))) + "=" + std::to_string(c.partitions) + "/" + human(c.total_bytes());
     }
-    spdlog::info(
-        "{:<44} |{} done={} | srs host={:.3f}GiB dev={:.3f}GiB pinned={:.3f}GiB | budget {:.3f}/{:.3f}GiB | rss "
-        "{:.3f}GiB",
-        what, line, s_.done_partitions, gib(s_.srs_host_bytes), gib(s_.srs_device_bytes), gib(s_.pinned_pool_bytes),
-        gib(s_.budget_used), gib(s_.budget_total), gib(s_.rss_bytes));
+    spdlog::info("{:<40} |{} done={} | srs host={} dev={} pinned={} | budget {}/{} | rss {}", what, line,
+                 s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes), human(s_.pinned_pool_bytes),
+                 human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {

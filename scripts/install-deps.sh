@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev
-  clang-format
+  clang-format libssl-dev
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gadgets/sha256.hpp"
+#include "gadgets_corrupt.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
@@ -88,44 +89,17 @@ TEST(GadgetsSha256Test, MatchesOpenSslAndNative) {
   }
 }
 
-// A constraint system that corrupts one allocated value, to check that the checker names
-// the constraint that the wrong witness breaks.
-class CorruptingChecker final : public r1cs::ConstraintSystem {
- public:
-  explicit CorruptingChecker(size_t corrupt_index) : corrupt_(corrupt_index) {}
-  r1cs::Variable alloc(std::string_view name, const Fr& value) override {
-    const bool hit = inner_.num_aux() == corrupt_;
-    return inner_.alloc(name, hit ? value + Fr::one().dbl() : value);  // never a bit
-  }
-  r1cs::Variable alloc_input(std::string_view name, const Fr& value) override {
-    return inner_.alloc_input(name, value);
-  }
-  void enforce(std::string_view name, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
-    inner_.enforce(name, a, b, c);
-  }
-  void push_namespace(std::string_view name) override { inner_.push_namespace(name); }
-  void pop_namespace() override { inner_.pop_namespace(); }
-  size_t num_constraints() const override { return inner_.num_constraints(); }
-  size_t num_inputs() const override { return inner_.num_inputs(); }
-  size_t num_aux() const override { return inner_.num_aux(); }
-  const r1cs::TestChecker& checker() const { return inner_; }
-
- private:
-  r1cs::TestChecker inner_;
-  size_t corrupt_;
-};
-
 TEST(GadgetsSha256Test, CheckerNamesTheBrokenConstraint) {
   auto rng = test::make_rng();
   // Aux 600 is allocated inside the first message-schedule xor of block 0.
-  CorruptingChecker cs(600);
+  test::CorruptingChecker cs(600);
   auto bits = alloc_bits(cs, random_bits(rng, 512));
   sha256(cs, bits);
   ASSERT_FALSE(cs.checker().is_satisfied());
   const std::string& name = *cs.checker().first_unsatisfied();
   EXPECT_NE(name.find("block 0/w extension 16/"), std::string::npos) << name;
   // A corrupted input bit breaks its boolean constraint.
-  CorruptingChecker cs2(3);
+  test::CorruptingChecker cs2(3);
   auto bits2 = alloc_bits(cs2, random_bits(rng, 512));
   ASSERT_FALSE(cs2.checker().is_satisfied());
   EXPECT_EQ(*cs2.checker().first_unsatisfied(), "input/boolean constraint (constraint #3)");

@@ -236,3 +236,27 @@ void enforce_equal(ConstraintSystem& cs, std::string_view name, const AllocatedN
 }
 
 }  // namespace cuzk::gadgets
+
+namespace cuzk::gadgets {
+
+AllocatedNum add(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b) {
+  AllocatedNum res;
+  {
+    r1cs::Namespace ns(cs, "add_num");
+    res = AllocatedNum::alloc(cs, a.value + b.value);
+  }
+  cs.enforce("sum constraint", LC{{a.var, Fr::one()}, {b.var, Fr::one()}}, LC(Variable::one()), LC(res.var));
+  return res;
+}
+
+AllocatedNum sub(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b) {
+  AllocatedNum res;
+  {
+    r1cs::Namespace ns(cs, "sub_num");
+    res = AllocatedNum::alloc(cs, a.value - b.value);
+  }
+  cs.enforce("subtraction constraint", LC{{res.var, Fr::one()}, {b.var, Fr::one()}}, LC(Variable::one()), LC(a.var));
+  return res;
+}
+
+}  // namespace cuzk::gadgets

@@ -55,3 +55,10 @@ std::vector<AllocatedNum> insert(ConstraintSystem& cs, const AllocatedNum& eleme
 void enforce_equal(ConstraintSystem& cs, std::string_view name, const AllocatedNum& a, const AllocatedNum& b);
 
 }  // namespace cuzk::gadgets
+
+namespace cuzk::gadgets {
+// storage-proofs-core constraint::add / sub: a new number and (a + b) * 1 = res, resp.
+// (res + b) * 1 = a.
+AllocatedNum add(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b);
+AllocatedNum sub(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b);
+}  // namespace cuzk::gadgets

@@ -123,6 +123,33 @@ TEST(GadgetsFilecoinTest, PorPoseidonTrees) {
   EXPECT_THROW((PorTreeShape{TreeHasher::kPoseidon, 8, 1, 0, 2}.validate()), std::invalid_argument);
 }
 
+// storage-proofs-core tests/por_circuit.rs: trees of 64 leaves per base tree, counts with the
+// root public (3 inputs with ONE) and private (2 inputs).
+TEST(GadgetsFilecoinTest, PorCountsOfRustFilProofs) {
+  struct Case {
+    PorTreeShape shape;
+    bool private_root;
+    size_t constraints;
+  };
+  const TreeHasher S = TreeHasher::kSha256, P = TreeHasher::kPoseidon;
+  const Case cases[] = {
+      {{S, 2, 6, 0, 0}, false, 272295}, {{S, 4, 3, 0, 0}, false, 216258}, {{S, 8, 2, 0, 0}, false, 250987},
+      {{P, 2, 6, 0, 0}, false, 1887},   {{P, 4, 3, 0, 0}, false, 1164},   {{P, 8, 2, 0, 0}, false, 1063},
+      {{P, 8, 2, 2, 0}, false, 1377},   {{P, 8, 2, 4, 2}, false, 1764},   {{P, 8, 2, 8, 0}, false, 1593},
+      {{P, 8, 2, 8, 2}, false, 1907},   {{P, 8, 2, 2, 4}, false, 1764},   {{P, 2, 6, 0, 0}, true, 1886},
+      {{P, 4, 3, 0, 0}, true, 1163},    {{P, 8, 2, 0, 0}, true, 1062},
+  };
+  auto rng = test::make_rng();
+  for (const Case& c : cases) {
+    r1cs::TestChecker cs;
+    PorWitness w = por_random_witness(c.shape, rng);
+    PorCircuit(c.shape, w, c.private_root).synthesize(cs);
+    EXPECT_TRUE(cs.is_satisfied()) << c.shape.name();
+    EXPECT_EQ(cs.num_constraints(), c.constraints) << c.shape.name() << (c.private_root ? " private" : "");
+    EXPECT_EQ(cs.num_inputs(), c.private_root ? 2u : 3u);
+  }
+}
+
 TEST(GadgetsFilecoinTest, CreateLabelCountAndValue) {
   auto rng = test::make_rng();
   std::array<uint8_t, 32> id = fr_to_bytes_le(Fr::random(rng));

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace cuzk::gadgets {
 
@@ -383,6 +384,37 @@ struct Elt {
 
 Elt zero_elt() { return Elt{false, {}, Num{}}; }
 
+// sum_i coeffs[i] * elts[i] as one linear combination with each variable once (as bellperson's
+// LinearCombination merges terms); the partial rounds' combinations share their variables, so
+// merging keeps them ~t times shorter than concatenation.
+Elt combine(const std::vector<Elt>& elts, std::span<const Fr> coeffs) {
+  Elt r = zero_elt();
+  std::unordered_map<uint64_t, uint32_t> pos;
+  std::vector<std::pair<Variable, Fr>> terms;
+  auto add = [&](Variable v, const Fr& c) {
+    const uint64_t key = (uint64_t(v.kind) << 32) | v.index;
+    auto [it, fresh] = pos.try_emplace(key, uint32_t(terms.size()));
+    if (fresh) {
+      terms.emplace_back(v, c);
+    } else {
+      terms[it->second].second += c;
+    }
+  };
+  for (size_t i = 0; i < elts.size(); i++) {
+    const Elt& e = elts[i];
+    const Fr& s = coeffs[i];
+    if (e.allocated) {
+      add(e.num.var, s);
+      r.lc.value += e.num.value * s;
+    } else {
+      for (const auto& t : e.lc.lc.terms()) add(t.var, t.coeff * s);
+      r.lc.value += e.lc.value * s;
+    }
+  }
+  for (const auto& [v, c] : terms) r.lc.lc.add(v, c);
+  return r;
+}
+
 AllocatedNum square_sum(ConstraintSystem& cs, const Fr& to_add, const AllocatedNum& num) {
   const Fr v = (num.value + to_add).sqr();
   AllocatedNum res;
@@ -517,12 +549,10 @@ class PoseidonCircuit {
       const auto& sp = c_.sparse_matrices[round_ - sparse_offset - 1];
       std::vector<Elt> res;
       res.reserve(c_.width);
-      Elt first = zero_elt();
-      for (size_t i = 0; i < c_.width; i++) first.add_scaled(el_[i], sp.w_hat[i]);
-      res.push_back(std::move(first));
+      res.push_back(combine(el_, sp.w_hat));
       for (size_t j = 1; j < c_.width; j++) {
-        Elt e = zero_elt();
-        e.add_scaled(el_[j], kOne);
+        // el[j] + v_j el[0]: el[0] is a fresh S-box output, so plain concatenation is merged.
+        Elt e = el_[j];
         e.add_scaled(el_[0], sp.v_rest[j - 1]);
         res.push_back(std::move(e));
       }
@@ -537,10 +567,10 @@ class PoseidonCircuit {
   void product_with_matrix(const Matrix& m) {
     std::vector<Elt> res;
     res.reserve(c_.width);
+    std::vector<Fr> column(c_.width);
     for (size_t j = 0; j < c_.width; j++) {
-      Elt e = zero_elt();
-      for (size_t i = 0; i < c_.width; i++) e.add_scaled(el_[i], m[i][j]);
-      res.push_back(std::move(e));
+      for (size_t i = 0; i < c_.width; i++) column[i] = m[i][j];
+      res.push_back(combine(el_, column));
     }
     el_ = std::move(res);
   }

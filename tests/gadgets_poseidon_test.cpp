@@ -125,6 +125,25 @@ TEST(GadgetsPoseidonTest, CheckerNamesTheBrokenConstraint) {
             "hash2/first round/quintic s-box 1/l^4/squaring constraint (constraint #1)");
 }
 
+TEST(GadgetsPoseidonTest, ConstantLengthCircuitOfFullLength) {
+  // The legacy circuit supports ConstantLength(arity) only (no padding), as neptune's.
+  auto rng = test::make_rng();
+  auto c = PoseidonConstants::create(4, PoseidonConstants::HashType::kConstantLength, 4);
+  r1cs::TestChecker cs;
+  std::vector<Fr> v;
+  std::vector<AllocatedNum> n;
+  for (int i = 0; i < 4; i++) {
+    v.push_back(Fr::random(rng));
+    n.push_back(AllocatedNum::alloc(cs, v.back()));
+  }
+  EXPECT_EQ(poseidon_hash_circuit(cs, n, c).value, poseidon_hash(v, c));
+  EXPECT_NE(poseidon_hash(v, c), poseidon_hash(v, poseidon_constants(4)));
+  EXPECT_TRUE(cs.is_satisfied());
+  EXPECT_EQ(cs.num_constraints(), 377u);
+  n.pop_back();
+  EXPECT_THROW(poseidon_hash_circuit(cs, n, c), std::invalid_argument);
+}
+
 TEST(GadgetsPoseidonTest, ShapeRecorderCount) {
   r1cs::ShapeRecorder cs;
   const AllocatedNum pre[2] = {AllocatedNum::alloc(cs, Fr::zero()), AllocatedNum::alloc(cs, Fr::zero())};

@@ -235,10 +235,6 @@ void enforce_equal(ConstraintSystem& cs, std::string_view name, const AllocatedN
   cs.enforce(name, LC(a.var), LC(Variable::one()), LC(b.var));
 }
 
-}  // namespace cuzk::gadgets
-
-namespace cuzk::gadgets {
-
 AllocatedNum add(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b) {
   AllocatedNum res;
   {

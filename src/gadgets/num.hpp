@@ -51,14 +51,11 @@ AllocatedNum select(ConstraintSystem& cs, std::span<const AllocatedNum> from, st
 // elements.size() + 1 must be 2^bits.size(). Hand-optimised for 2, 4 and 8 as storage-proofs.
 std::vector<AllocatedNum> insert(ConstraintSystem& cs, const AllocatedNum& element, std::span<const Boolean> bits,
                                  std::span<const AllocatedNum> elements);
-// a * 1 = b
-void enforce_equal(ConstraintSystem& cs, std::string_view name, const AllocatedNum& a, const AllocatedNum& b);
-
-}  // namespace cuzk::gadgets
-
-namespace cuzk::gadgets {
-// storage-proofs-core constraint::add / sub: a new number and (a + b) * 1 = res, resp.
+// storage-proofs-core constraint::add / sub: a new number res with (a + b) * 1 = res, resp.
 // (res + b) * 1 = a.
 AllocatedNum add(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b);
 AllocatedNum sub(ConstraintSystem& cs, const AllocatedNum& a, const AllocatedNum& b);
+// a * 1 = b
+void enforce_equal(ConstraintSystem& cs, std::string_view name, const AllocatedNum& a, const AllocatedNum& b);
+
 }  // namespace cuzk::gadgets

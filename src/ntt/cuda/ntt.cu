@@ -1,0 +1,326 @@
+// GPU NTT kernels over Fr and their host driver (see ntt.hpp).
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "ntt/cuda/ntt.hpp"
+
+namespace cuzk::ntt::cuda {
+namespace {
+
+using cuzk::cuda::check;
+using cuzk::cuda::check_launch;
+
+// Shared-memory block of one radix pass: 2^11 elements (64 KiB), so a 2^27 transform takes
+// three passes over device memory (11 + 9 + 7 stages).
+constexpr unsigned kBlockLog = 11;
+// Below the lowest stage of a pass a block spans 2^kCoalesceLog consecutive indices: with
+// 32-byte elements each access is already a full sector; 4 of them make 128-byte runs.
+constexpr unsigned kCoalesceLog = 2;
+constexpr unsigned kThreads = 256;
+
+__device__ __forceinline__ Fr twiddle(const Fr* tw, size_t idx, size_t half_n, bool inverse) {
+  if (!inverse) return tw[idx];
+  // omega^-j = omega^(n - j) = -omega^(n/2 - j): one table serves both directions.
+  if (idx == 0) return Fr::one();
+  return -tw[half_n - idx];
+}
+
+// Stages [h_low, h_low + k) of a radix-2 transform in place. Element index bits: [0, h_low)
+// low, [h_low, h_low + k) mid, the rest high. A block holds all 2^k mid values for one high
+// value and 2^t consecutive low values, runs the k stages in shared memory and writes back.
+// kDif: decimation in frequency, stages from the top down (natural in, bit-reversed out);
+// otherwise decimation in time, bottom up (bit-reversed in, natural out).
+template <bool kDif, bool kInverse>
+__global__ void __launch_bounds__(kThreads)
+    radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t) {
+  extern __shared__ uint4 smem_raw[];
+  Fr* sm = reinterpret_cast<Fr*>(smem_raw);
+  const unsigned elems = 1u << (k + t);
+  const unsigned chunks_log = h_low - t;
+  const size_t block = blockIdx.x;
+  const size_t high = block >> chunks_log;
+  const size_t low0 = (block & ((size_t(1) << chunks_log) - 1)) << t;
+  const unsigned low_mask = (1u << t) - 1;
+  auto global_index = [&](unsigned e) -> size_t {
+    return (high << (h_low + k)) | (size_t(e >> t) << h_low) | (low0 + (e & low_mask));
+  };
+  for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) sm[e] = a[global_index(e)];
+  __syncthreads();
+  const size_t half_n = size_t(1) << (log_n - 1);
+  for (unsigned step = 0; step < k; step++) {
+    const unsigned sl = kDif ? k - 1 - step : step;
+    const unsigned s = h_low + sl;  // global stage: butterflies (i, i + 2^s)
+    const unsigned bit = sl + t;    // the same bit in the block's element index
+    const size_t m_mask = (size_t(1) << s) - 1;
+    const unsigned tw_shift = log_n - 1 - s;
+    for (unsigned b = threadIdx.x; b < elems / 2; b += blockDim.x) {
+      const unsigned e0 = ((b >> bit) << (bit + 1)) | (b & ((1u << bit) - 1));
+      const unsigned e1 = e0 | (1u << bit);
+      const size_t j = global_index(e0) & m_mask;
+      const Fr w = twiddle(tw, j << tw_shift, half_n, kInverse);
+      const Fr x = sm[e0], y = sm[e1];
+      if constexpr (kDif) {
+        sm[e0] = x + y;
+        sm[e1] = (x - y) * w;
+      } else {
+        const Fr yw = y * w;
+        sm[e0] = x + yw;
+        sm[e1] = x - yw;
+      }
+    }
+    __syncthreads();
+  }
+  for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) a[global_index(e)] = sm[e];
+}
+
+__global__ void bit_reverse_kernel(Fr* a, unsigned log_n, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t j = __brevll(i) >> (64 - log_n);
+    if (i < j) {
+      const Fr x = a[i];
+      a[i] = a[j];
+      a[j] = x;
+    }
+  }
+}
+
+// out[i] = lo[i mod 2^L] * hi[i >> L]: expands a split power table.
+__global__ void expand_powers_kernel(Fr* out, const Fr* lo, const Fr* hi, unsigned split, size_t count) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    out[i] = lo[i & ((size_t(1) << split) - 1)] * hi[i >> split];
+  }
+}
+
+__global__ void scale_by_table_kernel(Fr* a, const Fr* lo, const Fr* hi, unsigned split, unsigned log_n, size_t n,
+                                      bool bit_reversed) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t k = bit_reversed && log_n ? __brevll(i) >> (64 - log_n) : i;
+    a[i] = a[i] * (lo[k & ((size_t(1) << split) - 1)] * hi[k >> split]);
+  }
+}
+
+__global__ void scale_kernel(Fr* a, Fr s, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    a[i] = a[i] * s;
+  }
+}
+
+// a = (a b - c) / Z on the coset.
+__global__ void quotient_kernel(Fr* a, const Fr* b, const Fr* c, Fr z_inv, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    a[i] = (a[i] * b[i] - c[i]) * z_inv;
+  }
+}
+
+unsigned grid_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, size_t(1) << 20)); }
+
+// base^0 .. base^(count-1) on the host, times `scale`.
+std::vector<Fr> host_powers(const Fr& base, const Fr& start, size_t count) {
+  std::vector<Fr> out(count);
+  Fr w = start;
+  for (size_t i = 0; i < count; i++) {
+    out[i] = w;
+    w *= base;
+  }
+  return out;
+}
+
+DeviceBuffer<Fr> upload(const std::vector<Fr>& v, cudaStream_t stream) {
+  DeviceBuffer<Fr> d(v.size());
+  check(cudaMemcpyAsync(d.get(), v.data(), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, stream), "upload table");
+  return d;
+}
+
+template <bool kDif, bool kInverse>
+void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t, cudaStream_t stream) {
+  static const bool configured = [] {
+    check(cudaFuncSetAttribute(radix_pass<kDif, kInverse>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(sizeof(Fr) << kBlockLog)),
+          "cudaFuncSetAttribute(radix_pass)");
+    return true;
+  }();
+  (void)configured;
+  const unsigned elems_log = k + t;
+  const size_t blocks = size_t(1) << (log_n - elems_log);
+  const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 2));
+  radix_pass<kDif, kInverse><<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(a, tw, log_n, h_low, k, t);
+  check_launch("radix_pass");
+}
+
+}  // namespace
+
+DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
+    : log_n_(log_n), n_(size_t(1) << log_n), stream_(stream) {
+  if (log_n > kMaxLogSize) {
+    throw std::invalid_argument("GPU NTT domain 2^" + std::to_string(log_n) + " exceeds 2^" +
+                                std::to_string(kMaxLogSize));
+  }
+  // The same constants as ntt::EvaluationDomain.
+  Fr omega = Fr::two_adic_root_of_unity();
+  for (unsigned i = log_n; i < 32; i++) omega = omega.sqr();
+  n_inv_ = Fr::from_u64(n_).inverse();
+  const Fr g = Fr::from_u64(ff::kFrMultiplicativeGenerator);
+  const Fr g_inv = g.inverse();
+  z_inv_ = (g.pow(uint64_t(n_)) - Fr::one()).inverse();
+
+  // Passes bottom up; the DIF runs them in reverse order.
+  for (unsigned h = 0; h < log_n;) {
+    const unsigned t = std::min(h, kCoalesceLog);
+    const unsigned k = std::min(kBlockLog - t, log_n - h);
+    passes_.push_back({h, k, t});
+    h += k;
+  }
+
+  split_ = (log_n + 1) / 2;
+  const size_t lo_n = size_t(1) << split_, hi_n = size_t(1) << (log_n - split_);
+  const Fr one = Fr::one();
+  auto g_lo = host_powers(g, one, lo_n);
+  auto ginv_lo = host_powers(g_inv, one, lo_n);
+  auto g_hi = host_powers(g.pow(uint64_t(lo_n)), one, hi_n);
+  auto g_hi_ninv = host_powers(g.pow(uint64_t(lo_n)), n_inv_, hi_n);
+  auto ginv_hi_ninv = host_powers(g_inv.pow(uint64_t(lo_n)), n_inv_, hi_n);
+  g_lo_ = upload(g_lo, stream_);
+  g_hi_ = upload(g_hi, stream_);
+  g_hi_ninv_ = upload(g_hi_ninv, stream_);
+  ginv_lo_ = upload(ginv_lo, stream_);
+  ginv_hi_ninv_ = upload(ginv_hi_ninv, stream_);
+  if (n_ >= 2) {
+    auto w_lo = host_powers(omega, one, lo_n);
+    auto w_hi = host_powers(omega.pow(uint64_t(lo_n)), one, hi_n);
+    auto d_lo = upload(w_lo, stream_), d_hi = upload(w_hi, stream_);
+    twiddles_ = DeviceBuffer<Fr>(n_ / 2);
+    expand_powers_kernel<<<grid_for(n_ / 2), kThreads, 0, stream_>>>(twiddles_.get(), d_lo.get(), d_hi.get(), split_,
+                                                                     n_ / 2);
+    check_launch("expand_powers");
+    // The host vectors and the small device tables die here: wait for the copies.
+    check(cudaStreamSynchronize(stream_), "twiddle table");
+  }
+  check(cudaStreamSynchronize(stream_), "domain tables");
+}
+
+size_t DeviceDomain::table_bytes() const {
+  return twiddles_.bytes() + g_lo_.bytes() + g_hi_.bytes() + g_hi_ninv_.bytes() + ginv_lo_.bytes() +
+         ginv_hi_ninv_.bytes();
+}
+
+void DeviceDomain::dit(Fr* a) const {
+  for (const Pass& p : passes_) launch_pass<false, false>(a, twiddles_.get(), log_n_, p.h_low, p.k, p.t, stream_);
+}
+
+void DeviceDomain::dif_inverse(Fr* a) const {
+  for (auto p = passes_.rbegin(); p != passes_.rend(); ++p) {
+    launch_pass<true, true>(a, twiddles_.get(), log_n_, p->h_low, p->k, p->t, stream_);
+  }
+}
+
+void DeviceDomain::bit_reverse(Fr* a) const {
+  if (n_ < 2) return;
+  bit_reverse_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_);
+  check_launch("bit_reverse");
+}
+
+void DeviceDomain::scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const {
+  scale_by_table_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, lo, hi, split_, log_n_, n_, bit_reversed_index);
+  check_launch("scale_by_table");
+}
+
+void DeviceDomain::scale(Fr* a, const Fr& s) const {
+  scale_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, s, n_);
+  check_launch("scale");
+}
+
+void DeviceDomain::fft(Fr* a) const {
+  bit_reverse(a);
+  dit(a);
+}
+
+void DeviceDomain::ifft(Fr* a) const {
+  dif_inverse(a);
+  bit_reverse(a);
+  scale(a, n_inv_);
+}
+
+void DeviceDomain::coset_fft(Fr* a) const {
+  scale_by_table(a, g_lo_.get(), g_hi_.get(), false);
+  fft(a);
+}
+
+void DeviceDomain::icoset_fft(Fr* a) const {
+  dif_inverse(a);
+  // Coefficient k sits at position bitrev(k): scale by g^-k / n before putting it in place.
+  scale_by_table(a, ginv_lo_.get(), ginv_hi_ninv_.get(), true);
+  bit_reverse(a);
+}
+
+void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {
+  for (Fr* x : {a, b, c}) {
+    // iNTT leaves coefficients bit-reversed; the coset scale (with 1/n) reads their true
+    // index, and the forward DIT takes bit-reversed input: no permutation in between.
+    dif_inverse(x);
+    scale_by_table(x, g_lo_.get(), g_hi_ninv_.get(), true);
+    dit(x);
+  }
+  quotient_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, b, c, z_inv_, n_);
+  check_launch("quotient");
+  icoset_fft(a);
+}
+
+void DeviceDomain::synchronize() const { check(cudaStreamSynchronize(stream_), "NTT"); }
+
+void transform_on_device(std::span<Fr> a, Transform kind) {
+  size_t n = a.size();
+  unsigned log_n = 0;
+  while ((size_t(1) << log_n) < n) log_n++;
+  if (n == 0 || (size_t(1) << log_n) != n) throw std::invalid_argument("GPU NTT: size must be a power of two");
+  DeviceDomain domain(log_n);
+  DeviceBuffer<Fr> d(n);
+  check(cudaMemcpy(d.get(), a.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload");
+  switch (kind) {
+    case Transform::kFft:
+      domain.fft(d.get());
+      break;
+    case Transform::kIfft:
+      domain.ifft(d.get());
+      break;
+    case Transform::kCosetFft:
+      domain.coset_fft(d.get());
+      break;
+    case Transform::kIcosetFft:
+      domain.icoset_fft(d.get());
+      break;
+  }
+  domain.synchronize();
+  check(cudaMemcpy(a.data(), d.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost), "download");
+}
+
+void h_polynomial_on_device(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
+  const size_t n = a.size();
+  unsigned log_n = 0;
+  while ((size_t(1) << log_n) < n) log_n++;
+  if (n == 0 || (size_t(1) << log_n) != n || b.size() != n || c.size() != n) {
+    throw std::invalid_argument("GPU H polynomial: a, b, c must have one power-of-two size");
+  }
+  DeviceDomain domain(log_n);
+  DeviceBuffer<Fr> da(n), db(n), dc(n);
+  check(cudaMemcpy(da.get(), a.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload a");
+  check(cudaMemcpy(db.get(), b.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload b");
+  check(cudaMemcpy(dc.get(), c.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload c");
+  domain.h_polynomial(da.get(), db.get(), dc.get());
+  domain.synchronize();
+  check(cudaMemcpy(a.data(), da.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost), "download");
+}
+
+int device_count(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (n == 0 && why) *why = "no CUDA device";
+  return n;
+}
+
+}  // namespace cuzk::ntt::cuda

@@ -25,6 +25,12 @@ struct NttBenchArgs {
   uint64_t seed = 1;
 };
 
+struct GpuNttBenchArgs {
+  std::vector<unsigned> log_sizes = {20, 22, 24, 26, 27};
+  unsigned reps = 5;
+  uint64_t seed = 1;
+};
+
 struct ProveBenchArgs {
   size_t constraints = size_t(1) << 16;
   size_t public_inputs = 8;
@@ -40,5 +46,6 @@ int run_prove_bench(const ProveBenchArgs& args);
 int run_verify_bench(const ProveBenchArgs& args);
 int run_msm_bench(const MsmBenchArgs& args);
 int run_ntt_bench(const NttBenchArgs& args);
+int run_gpu_ntt_bench(const GpuNttBenchArgs& args);
 
 }  // namespace cuzk::bench

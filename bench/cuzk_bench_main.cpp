@@ -57,6 +57,11 @@ int main(int argc, char** argv) {
   ntt_cmd->add_option("--reps", ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   ntt_cmd->add_option("--seed", ntt.seed, "random seed");
 
+  cuzk::bench::GpuNttBenchArgs gpu_ntt;
+  auto* gpu_ntt_cmd = app.add_subcommand("gpu-ntt", "GPU NTTs over Fr, the H polynomial and host-to-device uploads");
+  gpu_ntt_cmd->add_option("--log-sizes", gpu_ntt.log_sizes, "sizes as powers of two")->delimiter(',');
+  gpu_ntt_cmd->add_option("--reps", gpu_ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+
   cuzk::bench::ProveBenchArgs prove;
   auto add_prove_options = [&](CLI::App* cmd) {
     cmd->add_option("--constraints", prove.constraints, "constraints of the synthetic circuit (inputs included)")
@@ -91,5 +96,6 @@ int main(int argc, char** argv) {
     return cuzk::bench::run_msm_bench(msm);
   }
   if (*ntt_cmd) return cuzk::bench::run_ntt_bench(ntt);
+  if (*gpu_ntt_cmd) return cuzk::bench::run_gpu_ntt_bench(gpu_ntt);
   return 0;
 }

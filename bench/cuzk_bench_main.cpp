@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   add_prove_options(setup_cmd);
   auto* prove_cmd = app.add_subcommand("prove", "synthesize, prove and verify the synthetic circuit; per-phase table");
   add_prove_options(prove_cmd);
-  prove_cmd->add_option("--backend", prove.backend, "cpu (cuda comes with the CUDA backend)");
+  prove_cmd->add_option("--backend", prove.backend, "where prove_start runs: cpu or cuda (device 0)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
   add_prove_options(verify_cmd);
 

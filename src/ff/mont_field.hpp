@@ -21,6 +21,9 @@
 #include "ff/hd.hpp"
 #include "ff/pow.hpp"
 #include "ff/x86/mont_mul_adx.hpp"
+#if defined(__CUDACC__)
+#include "ff/cuda/mont_mul_ptx.hpp"
+#endif
 
 namespace cuzk::ff {
 
@@ -153,7 +156,8 @@ class MontField {
   CUZK_HD constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
   // With the mulx/adx kernel a plain product beats the portable dedicated squaring.
   CUZK_FORCE_INLINE CUZK_HD constexpr MontField sqr() const {
-#if defined(CUZK_HAVE_MONT_MUL_ADX)
+#if defined(CUZK_HAVE_MONT_MUL_ADX) || defined(__CUDA_ARCH__)
+    // (On the device too: the PTX product is the fast kernel there.)
     return MontField{mont_mul(mont, mont)};
 #else
     return MontField{mont_sqr(mont)};
@@ -261,6 +265,18 @@ class MontField {
         Limbs r;
         x86::Kernels<N>::mul(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
         return reduce_once(r);
+      }
+    }
+#endif
+#if defined(__CUDA_ARCH__)
+    // On the device: 32-bit words with PTX carry chains (several times fewer instructions
+    // than 64-bit products emulated with __umul64hi); same fully reduced result.
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        Limbs r;
+        ptx::MontMulPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
+        return r;
       }
     }
 #endif

@@ -122,6 +122,16 @@ class MontField {
       }
     }
 #endif
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        MontField r;
+        ptx::AddSubPtx<N>::add(r.mont.limb, a.mont.limb, b.mont.limb, m.limb);
+        return r;
+      }
+    }
+#endif
     Limbs s = a.mont;
     s.add_in_place(b.mont);  // cannot carry out: 2M < 2^(64N)
     return MontField{reduce_once(s)};
@@ -132,6 +142,16 @@ class MontField {
       if (!std::is_constant_evaluated()) {
         MontField r;
         x86::Kernels<N>::sub(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
+        return r;
+      }
+    }
+#endif
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        MontField r;
+        ptx::AddSubPtx<N>::sub(r.mont.limb, a.mont.limb, b.mont.limb, m.limb);
         return r;
       }
     }

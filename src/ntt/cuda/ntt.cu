@@ -1,5 +1,6 @@
 // GPU NTT kernels over Fr and their host driver (see ntt.hpp).
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -32,8 +33,8 @@ __device__ __forceinline__ Fr twiddle(const Fr* tw, size_t idx, size_t half_n, b
 // kDif: decimation in frequency, stages from the top down (natural in, bit-reversed out);
 // otherwise decimation in time, bottom up (bit-reversed in, natural out).
 template <bool kDif, bool kInverse>
-__global__ void __launch_bounds__(kThreads)
-    radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t) {
+__global__ void __launch_bounds__(kThreads) radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n,
+                                                       unsigned h_low, unsigned k, unsigned t, bool radix4) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const unsigned elems = 1u << (k + t);
@@ -48,26 +49,63 @@ __global__ void __launch_bounds__(kThreads)
   for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) sm[e] = a[global_index(e)];
   __syncthreads();
   const size_t half_n = size_t(1) << (log_n - 1);
-  for (unsigned step = 0; step < k; step++) {
-    const unsigned sl = kDif ? k - 1 - step : step;
-    const unsigned s = h_low + sl;  // global stage: butterflies (i, i + 2^s)
-    const unsigned bit = sl + t;    // the same bit in the block's element index
-    const size_t m_mask = (size_t(1) << s) - 1;
-    const unsigned tw_shift = log_n - 1 - s;
-    for (unsigned b = threadIdx.x; b < elems / 2; b += blockDim.x) {
-      const unsigned e0 = ((b >> bit) << (bit + 1)) | (b & ((1u << bit) - 1));
-      const unsigned e1 = e0 | (1u << bit);
-      const size_t j = global_index(e0) & m_mask;
-      const Fr w = twiddle(tw, j << tw_shift, half_n, kInverse);
-      const Fr x = sm[e0], y = sm[e1];
-      if constexpr (kDif) {
-        sm[e0] = x + y;
-        sm[e1] = (x - y) * w;
-      } else {
-        const Fr yw = y * w;
-        sm[e0] = x + yw;
-        sm[e1] = x - yw;
+  // Two stages per round trip through shared memory (radix 4), one more when k is odd: the
+  // pairs run from the bottom (DIT) or the top (DIF), the single stage comes last.
+  for (unsigned step = 0; step < k;) {
+    if (radix4 && k - step >= 2) {
+      const unsigned sl = kDif ? k - 2 - step : step;  // the lower of the two stages
+      const unsigned s = h_low + sl;
+      const unsigned bit = sl + t;
+      const size_t m_mask = (size_t(1) << s) - 1;
+      for (unsigned q = threadIdx.x; q < elems / 4; q += blockDim.x) {
+        const unsigned e0 = ((q >> bit) << (bit + 2)) | (q & ((1u << bit) - 1));
+        const unsigned e1 = e0 + (1u << bit), e2 = e0 + (2u << bit), e3 = e0 + (3u << bit);
+        const size_t j = global_index(e0) & m_mask;
+        // Stage s uses omega^(j n / 2^(s+1)); stage s + 1 pairs at j and j + 2^s.
+        const Fr w1 = twiddle(tw, j << (log_n - 1 - s), half_n, kInverse);
+        const Fr w2a = twiddle(tw, j << (log_n - 2 - s), half_n, kInverse);
+        const Fr w2b = twiddle(tw, (j + (size_t(1) << s)) << (log_n - 2 - s), half_n, kInverse);
+        Fr x0 = sm[e0], x1 = sm[e1], x2 = sm[e2], x3 = sm[e3];
+        if constexpr (kDif) {
+          Fr u0 = x0 + x2, u2 = (x0 - x2) * w2a;
+          Fr u1 = x1 + x3, u3 = (x1 - x3) * w2b;
+          sm[e0] = u0 + u1;
+          sm[e1] = (u0 - u1) * w1;
+          sm[e2] = u2 + u3;
+          sm[e3] = (u2 - u3) * w1;
+        } else {
+          const Fr y1 = x1 * w1, y3 = x3 * w1;
+          const Fr u0 = x0 + y1, u1 = x0 - y1, u2 = x2 + y3, u3 = x2 - y3;
+          const Fr v2 = u2 * w2a, v3 = u3 * w2b;
+          sm[e0] = u0 + v2;
+          sm[e2] = u0 - v2;
+          sm[e1] = u1 + v3;
+          sm[e3] = u1 - v3;
+        }
       }
+      step += 2;
+    } else {
+      const unsigned sl = kDif ? k - 1 - step : step;
+      const unsigned s = h_low + sl;  // global stage: butterflies (i, i + 2^s)
+      const unsigned bit = sl + t;    // the same bit in the block's element index
+      const size_t m_mask = (size_t(1) << s) - 1;
+      const unsigned tw_shift = log_n - 1 - s;
+      for (unsigned b = threadIdx.x; b < elems / 2; b += blockDim.x) {
+        const unsigned e0 = ((b >> bit) << (bit + 1)) | (b & ((1u << bit) - 1));
+        const unsigned e1 = e0 | (1u << bit);
+        const size_t j = global_index(e0) & m_mask;
+        const Fr w = twiddle(tw, j << tw_shift, half_n, kInverse);
+        const Fr x = sm[e0], y = sm[e1];
+        if constexpr (kDif) {
+          sm[e0] = x + y;
+          sm[e1] = (x - y) * w;
+        } else {
+          const Fr yw = y * w;
+          sm[e0] = x + yw;
+          sm[e1] = x - yw;
+        }
+      }
+      step += 1;
     }
     __syncthreads();
   }
@@ -134,6 +172,11 @@ DeviceBuffer<Fr> upload(const std::vector<Fr>& v, cudaStream_t stream) {
 
 template <bool kDif, bool kInverse>
 void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t, cudaStream_t stream) {
+  // CUZK_NTT_RADIX2=1 runs one stage per shared-memory round trip (for comparison).
+  static const bool radix4 = [] {
+    const char* v = std::getenv("CUZK_NTT_RADIX2");
+    return !(v && *v == '1');
+  }();
   static const bool configured = [] {
     check(cudaFuncSetAttribute(radix_pass<kDif, kInverse>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                int(sizeof(Fr) << kBlockLog)),
@@ -144,7 +187,8 @@ void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k
   const unsigned elems_log = k + t;
   const size_t blocks = size_t(1) << (log_n - elems_log);
   const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 2));
-  radix_pass<kDif, kInverse><<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(a, tw, log_n, h_low, k, t);
+  radix_pass<kDif, kInverse>
+      <<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(a, tw, log_n, h_low, k, t, radix4);
   check_launch("radix_pass");
 }
 

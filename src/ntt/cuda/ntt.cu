@@ -15,8 +15,8 @@ using cuzk::cuda::check_launch;
 // Shared-memory block of one radix pass: 2^11 elements (64 KiB), so a 2^27 transform takes
 // three passes over device memory (11 + 9 + 7 stages).
 constexpr unsigned kBlockLog = 11;
-// Below the lowest stage of a pass a block spans 2^kCoalesceLog consecutive indices: with
-// 32-byte elements each access is already a full sector; 4 of them make 128-byte runs.
+// Below the lowest stage of a pass a block spans at least 2^kCoalesceLog consecutive indices
+// (more when the pass has fewer stages): 32-byte elements are full sectors; 4 make 128 bytes.
 constexpr unsigned kCoalesceLog = 2;
 constexpr unsigned kThreads = 256;
 
@@ -112,13 +112,26 @@ __global__ void __launch_bounds__(kThreads) radix_pass(Fr* __restrict__ a, const
   for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) a[global_index(e)] = sm[e];
 }
 
-__global__ void bit_reverse_kernel(Fr* a, unsigned log_n, size_t n) {
+// In-place bit-reversal permutation. kScale 1: every element times s; kScale 2: the element
+// that lands at index k times lo[k mod 2^L] * hi[k >> L] (fuses the inverse's scaling).
+template <int kScale>
+__global__ void bit_reverse_kernel(Fr* a, unsigned log_n, size_t n, Fr s, const Fr* lo, const Fr* hi, unsigned split) {
+  auto factor = [&](size_t k) {
+    if constexpr (kScale == 1) return s;
+    return lo[k & ((size_t(1) << split) - 1)] * hi[k >> split];
+  };
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     const size_t j = __brevll(i) >> (64 - log_n);
     if (i < j) {
-      const Fr x = a[i];
-      a[i] = a[j];
+      Fr x = a[i], y = a[j];
+      if constexpr (kScale != 0) {
+        x = x * factor(j);
+        y = y * factor(i);
+      }
+      a[i] = y;
       a[j] = x;
+    } else if (kScale != 0 && i == j) {
+      a[i] = a[i] * factor(i);
     }
   }
 }
@@ -208,13 +221,22 @@ DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
   const Fr g_inv = g.inverse();
   z_inv_ = (g.pow(uint64_t(n_)) - Fr::one()).inverse();
 
-  // Passes bottom up; the DIF runs them in reverse order.
-  for (unsigned h = 0; h < log_n;) {
-    const unsigned t = std::min(h, kCoalesceLog);
-    const unsigned k = std::min(kBlockLog - t, log_n - h);
+  // Passes bottom up; the DIF runs them in reverse order. The first pass takes up to 11
+  // stages; the rest are shared evenly among as few passes as fit (at most 11 - 2 stages
+  // each), and each block fills its 2^11 elements with consecutive low indices (2^t), so no
+  // pass runs small blocks (2^24 was 11 + 9 + 4 stages, with 64-element blocks in the last).
+  const unsigned first = std::min(kBlockLog, log_n);
+  passes_.push_back({0, first, 0});
+  const unsigned rest = log_n - first;
+  const unsigned max_k = kBlockLog - kCoalesceLog;
+  const unsigned count = (rest + max_k - 1) / max_k;
+  for (unsigned i = 0, h = first; i < count; i++) {
+    const unsigned k = (rest - (h - first)) / (count - i);  // even split, larger passes last
+    const unsigned t = std::min(h, kBlockLog - k);
     passes_.push_back({h, k, t});
     h += k;
   }
+  if (log_n == 0) passes_.clear();
 
   split_ = (log_n + 1) / 2;
   const size_t lo_n = size_t(1) << split_, hi_n = size_t(1) << (log_n - split_);
@@ -260,8 +282,20 @@ void DeviceDomain::dif_inverse(Fr* a) const {
 
 void DeviceDomain::bit_reverse(Fr* a) const {
   if (n_ < 2) return;
-  bit_reverse_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_);
+  bit_reverse_kernel<0><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, Fr::one(), nullptr, nullptr, 0);
   check_launch("bit_reverse");
+}
+
+void DeviceDomain::bit_reverse_scaled(Fr* a, const Fr& s) const {
+  if (n_ < 2) return scale(a, s);
+  bit_reverse_kernel<1><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, s, nullptr, nullptr, 0);
+  check_launch("bit_reverse_scaled");
+}
+
+void DeviceDomain::bit_reverse_scaled(Fr* a, const Fr* lo, const Fr* hi) const {
+  if (n_ < 2) return scale_by_table(a, lo, hi, false);
+  bit_reverse_kernel<2><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, Fr::one(), lo, hi, split_);
+  check_launch("bit_reverse_scaled");
 }
 
 void DeviceDomain::scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const {
@@ -281,8 +315,7 @@ void DeviceDomain::fft(Fr* a) const {
 
 void DeviceDomain::ifft(Fr* a) const {
   dif_inverse(a);
-  bit_reverse(a);
-  scale(a, n_inv_);
+  bit_reverse_scaled(a, n_inv_);
 }
 
 void DeviceDomain::coset_fft(Fr* a) const {
@@ -292,9 +325,8 @@ void DeviceDomain::coset_fft(Fr* a) const {
 
 void DeviceDomain::icoset_fft(Fr* a) const {
   dif_inverse(a);
-  // Coefficient k sits at position bitrev(k): scale by g^-k / n before putting it in place.
-  scale_by_table(a, ginv_lo_.get(), ginv_hi_ninv_.get(), true);
-  bit_reverse(a);
+  // Coefficient k comes to index k and is scaled by g^-k / n on the way.
+  bit_reverse_scaled(a, ginv_lo_.get(), ginv_hi_ninv_.get());
 }
 
 void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {

@@ -61,6 +61,9 @@ class DeviceDomain {
   void dit(Fr* a) const;          // bit-reversed in, natural out, forward twiddles
   void dif_inverse(Fr* a) const;  // natural in, bit-reversed out, inverse twiddles
   void bit_reverse(Fr* a) const;
+  // The permutation with every element times s, or the element landing at k times lo/hi(k).
+  void bit_reverse_scaled(Fr* a, const Fr& s) const;
+  void bit_reverse_scaled(Fr* a, const Fr* lo, const Fr* hi) const;
   // a[i] *= lo[k mod 2^L] * hi[k >> L] with k = i, or bit-reversed i.
   void scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const;
   void scale(Fr* a, const Fr& s) const;

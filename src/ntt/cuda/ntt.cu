@@ -20,11 +20,23 @@ constexpr unsigned kBlockLog = 11;
 constexpr unsigned kCoalesceLog = 2;
 constexpr unsigned kThreads = 256;
 
-__device__ __forceinline__ Fr twiddle(const Fr* tw, size_t idx, size_t half_n, bool inverse) {
-  if (!inverse) return tw[idx];
-  // omega^-j = omega^(n - j) = -omega^(n/2 - j): one table serves both directions.
-  if (idx == 0) return Fr::one();
-  return -tw[half_n - idx];
+// A twiddle factor, or its negation when neg: omega^-j = omega^(n - j) = -omega^(n/2 - j), so
+// one table serves both directions and the sign goes into the butterfly's subtraction.
+struct Twiddle {
+  Fr w;
+  bool neg;
+};
+
+__device__ __forceinline__ Twiddle twiddle(const Fr* tw, size_t idx, size_t half_n, bool inverse) {
+  if (!inverse) return {tw[idx], false};
+  if (idx == 0) return {Fr::one(), false};
+  return {tw[half_n - idx], true};
+}
+
+// (x - y) times the twiddle: (y - x) w when the twiddle is -w (selects, no branch).
+__device__ __forceinline__ Fr diff_times(const Fr& x, const Fr& y, const Twiddle& t) {
+  const Fr p = t.neg ? y : x, q = t.neg ? x : y;
+  return (p - q) * t.w;
 }
 
 // Stages [h_low, h_low + k) of a radix-2 transform in place. Element index bits: [0, h_low)
@@ -33,8 +45,10 @@ __device__ __forceinline__ Fr twiddle(const Fr* tw, size_t idx, size_t half_n, b
 // kDif: decimation in frequency, stages from the top down (natural in, bit-reversed out);
 // otherwise decimation in time, bottom up (bit-reversed in, natural out).
 template <bool kDif, bool kInverse>
-__global__ void __launch_bounds__(kThreads) radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n,
-                                                       unsigned h_low, unsigned k, unsigned t, bool radix4) {
+requires(kDif || !kInverse)  // the inverse is always decimation in frequency
+    __global__ void __launch_bounds__(kThreads)
+        radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n, unsigned h_low, unsigned k,
+                   unsigned t, bool radix4) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const unsigned elems = 1u << (k + t);
@@ -62,21 +76,22 @@ __global__ void __launch_bounds__(kThreads) radix_pass(Fr* __restrict__ a, const
         const unsigned e1 = e0 + (1u << bit), e2 = e0 + (2u << bit), e3 = e0 + (3u << bit);
         const size_t j = global_index(e0) & m_mask;
         // Stage s uses omega^(j n / 2^(s+1)); stage s + 1 pairs at j and j + 2^s.
-        const Fr w1 = twiddle(tw, j << (log_n - 1 - s), half_n, kInverse);
-        const Fr w2a = twiddle(tw, j << (log_n - 2 - s), half_n, kInverse);
-        const Fr w2b = twiddle(tw, (j + (size_t(1) << s)) << (log_n - 2 - s), half_n, kInverse);
+        const Twiddle w1 = twiddle(tw, j << (log_n - 1 - s), half_n, kInverse);
+        const Twiddle w2a = twiddle(tw, j << (log_n - 2 - s), half_n, kInverse);
+        const Twiddle w2b = twiddle(tw, (j + (size_t(1) << s)) << (log_n - 2 - s), half_n, kInverse);
         Fr x0 = sm[e0], x1 = sm[e1], x2 = sm[e2], x3 = sm[e3];
         if constexpr (kDif) {
-          Fr u0 = x0 + x2, u2 = (x0 - x2) * w2a;
-          Fr u1 = x1 + x3, u3 = (x1 - x3) * w2b;
+          const Fr u0 = x0 + x2, u2 = diff_times(x0, x2, w2a);
+          const Fr u1 = x1 + x3, u3 = diff_times(x1, x3, w2b);
           sm[e0] = u0 + u1;
-          sm[e1] = (u0 - u1) * w1;
+          sm[e1] = diff_times(u0, u1, w1);
           sm[e2] = u2 + u3;
-          sm[e3] = (u2 - u3) * w1;
+          sm[e3] = diff_times(u2, u3, w1);
         } else {
-          const Fr y1 = x1 * w1, y3 = x3 * w1;
+          // Forward only (twiddles never negated).
+          const Fr y1 = x1 * w1.w, y3 = x3 * w1.w;
           const Fr u0 = x0 + y1, u1 = x0 - y1, u2 = x2 + y3, u3 = x2 - y3;
-          const Fr v2 = u2 * w2a, v3 = u3 * w2b;
+          const Fr v2 = u2 * w2a.w, v3 = u3 * w2b.w;
           sm[e0] = u0 + v2;
           sm[e2] = u0 - v2;
           sm[e1] = u1 + v3;
@@ -94,13 +109,13 @@ __global__ void __launch_bounds__(kThreads) radix_pass(Fr* __restrict__ a, const
         const unsigned e0 = ((b >> bit) << (bit + 1)) | (b & ((1u << bit) - 1));
         const unsigned e1 = e0 | (1u << bit);
         const size_t j = global_index(e0) & m_mask;
-        const Fr w = twiddle(tw, j << tw_shift, half_n, kInverse);
+        const Twiddle w = twiddle(tw, j << tw_shift, half_n, kInverse);
         const Fr x = sm[e0], y = sm[e1];
         if constexpr (kDif) {
           sm[e0] = x + y;
-          sm[e1] = (x - y) * w;
+          sm[e1] = diff_times(x, y, w);
         } else {
-          const Fr yw = y * w;
+          const Fr yw = y * w.w;
           sm[e0] = x + yw;
           sm[e1] = x - yw;
         }

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <map>
@@ -80,7 +82,7 @@ struct Workspace {
   Buffer scalars, density_words, density_popc, density_prefix, counters;
   Buffer keys[2], vals[2], sort_temp;
   Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
-  Buffer segments[2];
+  Buffer segments[2], levels;
 };
 
 Workspace& workspace(int device) {
@@ -285,33 +287,25 @@ __global__ void compact(const uint32_t* flags, const uint32_t* positions, size_t
   vals_out[positions[s]] = slot_vals[s];
 }
 
-// Thread (w, s) returns sum_{j in [lo, lo + m)} (j + 1) bucket_w[j] for lo = s m: a running sum
-// from the top gives sum (j - lo + 1) B_j, plus lo times sum B_j by double-and-add.
+// One level of the window reduction, thread (w, s): H_s = sum_{r < m} r X_w[s m + r] by a running
+// sum from the top, and R_s = sum_r X_w[s m + r]. Then sum_j j X_j = sum_s H_s + m sum_s s R_s, and
+// the last sum is the same problem one level up, on the R_s.
 template <class Curve>
-__global__ void reduce_segments(const ec::XyzzPoint<Curve>* buckets, unsigned windows, unsigned c, unsigned m,
-                                ec::XyzzPoint<Curve>* out) {
+__global__ void weigh_segments(const ec::XyzzPoint<Curve>* in, unsigned windows, size_t n, unsigned m,
+                               ec::XyzzPoint<Curve>* h, ec::XyzzPoint<Curve>* r) {
   using Xyzz = ec::XyzzPoint<Curve>;
-  const size_t nb = size_t(1) << (c - 1);
-  const size_t segs = nb / m;
+  const size_t segs = n / m;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= windows * segs) return;
-  const size_t w = t / segs, s = t % segs;
-  const Xyzz* b = buckets + w * nb;
-  const size_t lo = s * m;
+  const Xyzz* x = in + (t / segs) * n + (t % segs) * m;
   Xyzz running = Xyzz::infinity(), total = Xyzz::infinity();
-  for (size_t j = lo + m; j-- > lo;) {
-    running += b[j];
+  for (unsigned j = m - 1; j >= 1; j--) {
+    running += x[j];
     total += running;
   }
-  if (lo && !running.is_infinity()) {
-    Xyzz scaled = Xyzz::infinity();
-    for (int bit = 63 - __clzll((long long)lo); bit >= 0; bit--) {
-      scaled = scaled.dbl();
-      if ((lo >> bit) & 1) scaled += running;
-    }
-    total += scaled;
-  }
-  out[t] = total;
+  running += x[0];
+  h[t] = total;
+  r[t] = running;
 }
 
 // out[w][i] = sum of in[w][i g, min(i g + g, segs)) for each window w.
@@ -328,13 +322,44 @@ __global__ void sum_groups(const ec::XyzzPoint<Curve>* in, unsigned windows, siz
   out[t] = acc;
 }
 
+// Per-phase device times, printed to stderr when CUZK_GPU_MSM_PHASES is set (for tuning).
+class Phases {
+ public:
+  explicit Phases(cudaStream_t stream) : stream_(stream), on_(std::getenv("CUZK_GPU_MSM_PHASES") != nullptr) {}
+  ~Phases() {
+    for (auto& [name, event] : marks_) cudaEventDestroy(event);
+  }
+  void mark(const char* name) {
+    if (!on_) return;
+    cudaEvent_t event;
+    check(cudaEventCreate(&event), "cudaEventCreate");
+    check(cudaEventRecord(event, stream_), "cudaEventRecord");
+    marks_.emplace_back(name, event);
+  }
+  void print(size_t count, unsigned c) const {
+    if (!on_ || marks_.size() < 2) return;
+    std::fprintf(stderr, "gpu msm n=%zu c=%u:", count, c);
+    for (size_t i = 1; i < marks_.size(); i++) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second);
+      std::fprintf(stderr, " %s %.2f", marks_[i].first, ms);
+    }
+    std::fprintf(stderr, " ms\n");
+  }
+
+ private:
+  cudaStream_t stream_;
+  bool on_;
+  std::vector<std::pair<const char*, cudaEvent_t>> marks_;
+};
+
 // ---- host driver ------------------------------------------------------------------------------
 
 // Pairs per slice of the sorted array at level 0: long enough to amortise the boundary partials,
 // short enough to give the card about 2^18 threads.
 unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >> 18, 8, 256)); }
 constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher levels
-constexpr unsigned kSegment = 16;     // buckets per thread in the window reduction
+constexpr unsigned kSegment = 16;     // buckets per thread and level in the window reduction
 constexpr unsigned kGroup = 32;       // segment sums per thread when combining them
 
 template <class Curve>
@@ -368,6 +393,8 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   std::lock_guard lock(ws.mutex);
   cudaStream_t stream = ws.stream;
 
+  Phases phases(stream);
+  phases.mark("start");
   const Fr* scalars = device_scalars;
   if (host_scalars) {
     Fr* d = ws.scalars.get<Fr>(count);
@@ -390,6 +417,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     dd = {words, prefix};
   }
 
+  phases.mark("upload");
   // Classify: zeros and ones decide the window and the pair buffer's size.
   auto* counters = ws.counters.get<unsigned long long>(4);
   check(cudaMemsetAsync(counters, 0, 4 * sizeof(unsigned long long), stream), "memset");
@@ -398,6 +426,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   unsigned long long host_counters[4];
   check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
   check(cudaStreamSynchronize(stream), "classify");
+  phases.mark("classify");
   const bool split = options.split_zero_one;
   const size_t zeros = split ? host_counters[0] : 0, ones = split ? host_counters[1] : 0;
   const size_t bucketed = terms_with_base - zeros - ones;
@@ -418,6 +447,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   check_launch("emit_pairs");
   check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
   check(cudaStreamSynchronize(stream), "emit_pairs");
+  phases.mark("emit");
   const size_t pairs = host_counters[3];
   if (pairs > max_pairs) throw std::runtime_error("GPU MSM: pair count overflow (internal error)");
 
@@ -434,6 +464,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     check(cub::DeviceRadixSort::SortPairs(ws.sort_temp.get<uint8_t>(temp_bytes), temp_bytes, dkeys, dvals, int(pairs),
                                           0, key_bits, stream),
           "radix sort");
+    phases.mark("sort");
 
     // Level 0 over the sorted pairs, then levels over the partials until none is left.
     unsigned L = slice_length(pairs);
@@ -453,6 +484,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
         dkeys.Current(), AffineTerms<Curve>{bases.device_data() + offset, dvals.Current()}, pairs, L, buckets,
         slot_keys, slot_vals, flags);
     check_launch("accumulate");
+    phases.mark("accumulate");
     for (;;) {
       const size_t slots = 2 * slices;
       check(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, flags, positions, slots, stream), "partial scan");
@@ -473,34 +505,71 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     }
   }
 
-  // Window sums: segments of kSegment buckets, then groups of kGroup segment sums.
-  const unsigned m = unsigned(std::min<size_t>(kSegment, nb));
-  size_t segs = nb / m;
-  Xyzz* seg_in = ws.segments[0].get<Xyzz>(windows * segs);
-  Xyzz* seg_out = ws.segments[1].get<Xyzz>(windows * ((segs + kGroup - 1) / kGroup));
-  reduce_segments<Curve><<<blocks_for(windows * segs), kThreads, 0, stream>>>(buckets, windows, c, m, seg_in);
-  check_launch("reduce_segments");
-  while (segs > 1) {
-    sum_groups<Curve><<<blocks_for(windows * ((segs + kGroup - 1) / kGroup)), kThreads, 0, stream>>>(
-        seg_in, windows, segs, kGroup, seg_out);
-    check_launch("sum_groups");
-    segs = (segs + kGroup - 1) / kGroup;
-    std::swap(seg_in, seg_out);
+  phases.mark("partials");
+  // Window sums F_w = sum_j (j + 1) B_w[j] = H(B_w) + sum_j B_w[j] with H(X) = sum_j j X_j, level by
+  // level: H(X) = sum_s H_s + m H(R) (weigh_segments); the sums of the H_s come back per level.
+  size_t pool_size = 0;
+  for (size_t n = nb;;) {
+    const size_t segs = n / std::min<size_t>(kSegment, n);
+    pool_size += 2 * windows * segs;
+    if (segs == 1) break;
+    n = segs;
   }
-  std::vector<Xyzz> window_sums(windows + 1);
-  check(cudaMemcpyAsync(window_sums.data(), seg_in, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+  Xyzz* next = ws.levels.get<Xyzz>(pool_size);
+  const size_t first_groups = windows * ((nb / std::min<size_t>(kSegment, nb) + kGroup - 1) / kGroup);
+  Xyzz* group_buf[2] = {ws.segments[0].get<Xyzz>(first_groups), ws.segments[1].get<Xyzz>(first_groups)};
+  std::vector<std::vector<Xyzz>> level_sums;
+  std::vector<unsigned> level_m;
+  std::vector<Xyzz> window_totals(windows + 1);  // sum_j B_w[j]; the last entry the ones
+  const Xyzz* in = buckets;
+  for (size_t n = nb;;) {
+    const unsigned mm = unsigned(std::min<size_t>(kSegment, n));
+    const size_t segs = n / mm;
+    Xyzz* h = next;
+    Xyzz* r = next + windows * segs;
+    next += 2 * windows * segs;
+    weigh_segments<Curve><<<blocks_for(windows * segs), kThreads, 0, stream>>>(in, windows, n, mm, h, r);
+    check_launch("weigh_segments");
+    const Xyzz* sum_in = h;
+    for (size_t left = segs, flip = 0; left > 1; flip ^= 1) {
+      const size_t out_segs = (left + kGroup - 1) / kGroup;
+      sum_groups<Curve>
+          <<<blocks_for(windows * out_segs), kThreads, 0, stream>>>(sum_in, windows, left, kGroup, group_buf[flip]);
+      check_launch("sum_groups");
+      sum_in = group_buf[flip];
+      left = out_segs;
+    }
+    level_sums.emplace_back(windows);
+    level_m.push_back(mm);
+    check(cudaMemcpyAsync(level_sums.back().data(), sum_in, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+          "download");
+    if (segs == 1) {
+      check(cudaMemcpyAsync(window_totals.data(), r, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+            "download");
+      break;
+    }
+    in = r;
+    n = segs;
+  }
+  check(cudaMemcpyAsync(&window_totals[windows], buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
         "download");
-  check(cudaMemcpyAsync(&window_sums[windows], buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
-        "download");
+  phases.mark("reduce");
   check(cudaStreamSynchronize(stream), "MSM");
+  phases.print(count, c);
 
-  // sum_w 2^(w c) S_w by Horner's rule, plus the ones.
+  // F_w from the levels (H = S_0 + m_0 (S_1 + m_1 (...))), then sum_w 2^(w c) F_w by Horner's rule,
+  // plus the ones.
   Jacobian acc = Jacobian::infinity();
   for (unsigned w = windows; w-- > 0;) {
     for (unsigned i = 0; i < c; i++) acc = acc.dbl();
-    acc += window_sums[w].to_jacobian();
+    Jacobian h = Jacobian::infinity();
+    for (size_t k = level_sums.size(); k-- > 0;) {
+      for (unsigned i = 1; i < level_m[k]; i <<= 1) h = h.dbl();
+      h += level_sums[k][w].to_jacobian();
+    }
+    acc += h + window_totals[w].to_jacobian();
   }
-  return acc + window_sums[windows].to_jacobian();
+  return acc + window_totals[windows].to_jacobian();
 }
 
 }  // namespace
@@ -518,12 +587,12 @@ int device_count(std::string* why) {
 
 unsigned gpu_window_bits(size_t n) {
   if (n < 64) return 4;
-  // Per window: one mixed addition per pair, and ~4 additions' worth of work per bucket (its
-  // partial sums, the running sums and the memory it takes).
+  // Per window: one mixed addition per pair, and about 8 pairs' worth of time per bucket (two full
+  // additions in the reduction, its partial sums and memory), as measured on an H200.
   unsigned best = 4;
   double best_cost = 0;
   for (unsigned c = 4; c <= 21; c++) {
-    const double cost = double((kScalarBits + c - 1) / c) * (double(n) + 4.0 * double(size_t(1) << (c - 1)));
+    const double cost = double((kScalarBits + c - 1) / c) * (double(n) + 8.0 * double(size_t(1) << (c - 1)));
     if (c == 4 || cost < best_cost) {
       best = c;
       best_cost = cost;

@@ -41,6 +41,17 @@ struct ProveBenchArgs {
   uint64_t seed = 1;
 };
 
+struct GpuMsmBenchArgs {
+  std::string curve = "g1";
+  std::vector<unsigned> log_sizes = {16, 18, 20, 22, 24};
+  std::vector<unsigned> windows = {0};  // 0: the library's choice
+  double zero_fraction = 0, one_fraction = 0;
+  unsigned device = 0;
+  unsigned reps = 5;
+  uint64_t seed = 1;
+};
+
+int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
 int run_setup_bench(const ProveBenchArgs& args);
 int run_prove_bench(const ProveBenchArgs& args);
 int run_verify_bench(const ProveBenchArgs& args);

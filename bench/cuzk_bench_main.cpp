@@ -81,7 +81,24 @@ int main(int argc, char** argv) {
   auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
   add_prove_options(verify_cmd);
 
+#ifdef CUZK_HAVE_CUDA_MSM
+  cuzk::bench::GpuMsmBenchArgs gpu_msm;
+  auto* gpu_msm_cmd = app.add_subcommand("gpu-msm", "GPU multi-scalar multiplication over pseudo-random bases");
+  gpu_msm_cmd->add_option("--curve", gpu_msm.curve, "g1")->check(CLI::IsMember({"g1"}));
+  gpu_msm_cmd->add_option("--log-sizes", gpu_msm.log_sizes, "sizes as powers of two")->delimiter(',');
+  gpu_msm_cmd->add_option("--windows", gpu_msm.windows, "window widths (0: by size)")->delimiter(',');
+  gpu_msm_cmd->add_option("--zero-fraction", gpu_msm.zero_fraction, "share of zero scalars")
+      ->check(CLI::Range(0.0, 1.0));
+  gpu_msm_cmd->add_option("--one-fraction", gpu_msm.one_fraction, "share of one scalars")->check(CLI::Range(0.0, 1.0));
+  gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
+  gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+  gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");
+#endif
+
   CLI11_PARSE(app, argc, argv);
+#ifdef CUZK_HAVE_CUDA_MSM
+  if (*gpu_msm_cmd) return cuzk::bench::run_gpu_msm_bench(gpu_msm);
+#endif
   std::optional<tbb::global_control> limit;
   if (prove.threads) limit.emplace(tbb::global_control::max_allowed_parallelism, prove.threads);
   if (prove.threads == 0) prove.threads = all;

@@ -1,5 +1,6 @@
 // GPU NTT kernels over Fr and their host driver (see ntt.hpp).
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -205,13 +206,17 @@ void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k
     const char* v = std::getenv("CUZK_NTT_RADIX2");
     return !(v && *v == '1');
   }();
-  static const bool configured = [] {
+  // The 64 KiB shared-memory opt-in is a per-device function attribute: set it once per device.
+  static std::atomic<uint64_t> configured{0};
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const uint64_t bit = uint64_t(1) << (unsigned(device) & 63);
+  if (!(configured.load(std::memory_order_acquire) & bit)) {
     check(cudaFuncSetAttribute(radix_pass<kDif, kInverse>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                int(sizeof(Fr) << kBlockLog)),
           "cudaFuncSetAttribute(radix_pass)");
-    return true;
-  }();
-  (void)configured;
+    configured.fetch_or(bit, std::memory_order_release);
+  }
   const unsigned elems_log = k + t;
   const size_t blocks = size_t(1) << (log_n - elems_log);
   const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 2));

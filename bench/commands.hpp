@@ -25,6 +25,12 @@ struct NttBenchArgs {
   uint64_t seed = 1;
 };
 
+struct GpuNttBenchArgs {
+  std::vector<unsigned> log_sizes = {20, 22, 24, 26, 27};
+  unsigned reps = 5;
+  uint64_t seed = 1;
+};
+
 struct ProveBenchArgs {
   size_t constraints = size_t(1) << 16;
   size_t public_inputs = 8;
@@ -62,10 +68,22 @@ struct SynthBenchArgs {
 const std::vector<std::string>& synth_circuit_names();
 int run_synth_bench(const SynthBenchArgs& args);
 
+struct GpuMsmBenchArgs {
+  std::string curve = "g1";
+  std::vector<unsigned> log_sizes = {16, 18, 20, 22, 24};
+  std::vector<unsigned> windows = {0};  // 0: the library's choice
+  double zero_fraction = 0, one_fraction = 0;
+  unsigned device = 0;
+  unsigned reps = 5;
+  uint64_t seed = 1;
+};
+
+int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
 int run_setup_bench(const ProveBenchArgs& args);
 int run_prove_bench(const ProveBenchArgs& args);
 int run_verify_bench(const ProveBenchArgs& args);
 int run_msm_bench(const MsmBenchArgs& args);
 int run_ntt_bench(const NttBenchArgs& args);
+int run_gpu_ntt_bench(const GpuNttBenchArgs& args);
 
 }  // namespace cuzk::bench

@@ -57,6 +57,11 @@ int main(int argc, char** argv) {
   ntt_cmd->add_option("--reps", ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   ntt_cmd->add_option("--seed", ntt.seed, "random seed");
 
+  cuzk::bench::GpuNttBenchArgs gpu_ntt;
+  auto* gpu_ntt_cmd = app.add_subcommand("gpu-ntt", "GPU NTTs over Fr, the H polynomial and host-to-device uploads");
+  gpu_ntt_cmd->add_option("--log-sizes", gpu_ntt.log_sizes, "sizes as powers of two")->delimiter(',');
+  gpu_ntt_cmd->add_option("--reps", gpu_ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+
   cuzk::bench::ProveBenchArgs prove;
   auto add_prove_options = [&](CLI::App* cmd) {
     cmd->add_option("--constraints", prove.constraints, "constraints of the synthetic circuit (inputs included)")
@@ -71,7 +76,8 @@ int main(int argc, char** argv) {
   add_prove_options(setup_cmd);
   auto* prove_cmd = app.add_subcommand("prove", "synthesize, prove and verify the synthetic circuit; per-phase table");
   add_prove_options(prove_cmd);
-  prove_cmd->add_option("--backend", prove.backend, "cpu (cuda comes with the CUDA backend)");
+  prove_cmd->add_option("--backend", prove.backend, "where prove_start runs: cpu or cuda (device 0)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
   add_prove_options(verify_cmd);
 
@@ -109,8 +115,25 @@ int main(int argc, char** argv) {
   synth_cmd->add_option("--reps", synth.reps, "syntheses per measurement (default: about 0.5 s)");
   synth_cmd->add_option("--seed", synth.seed, "random seed of the inputs");
 
+#ifdef CUZK_HAVE_CUDA_MSM
+  cuzk::bench::GpuMsmBenchArgs gpu_msm;
+  auto* gpu_msm_cmd = app.add_subcommand("gpu-msm", "GPU multi-scalar multiplication over pseudo-random bases");
+  gpu_msm_cmd->add_option("--curve", gpu_msm.curve, "g1")->check(CLI::IsMember({"g1"}));
+  gpu_msm_cmd->add_option("--log-sizes", gpu_msm.log_sizes, "sizes as powers of two")->delimiter(',');
+  gpu_msm_cmd->add_option("--windows", gpu_msm.windows, "window widths (0: by size)")->delimiter(',');
+  gpu_msm_cmd->add_option("--zero-fraction", gpu_msm.zero_fraction, "share of zero scalars")
+      ->check(CLI::Range(0.0, 1.0));
+  gpu_msm_cmd->add_option("--one-fraction", gpu_msm.one_fraction, "share of one scalars")->check(CLI::Range(0.0, 1.0));
+  gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
+  gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+  gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");
+#endif
+
   CLI11_PARSE(app, argc, argv);
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
+#ifdef CUZK_HAVE_CUDA_MSM
+  if (*gpu_msm_cmd) return cuzk::bench::run_gpu_msm_bench(gpu_msm);
+#endif
   std::optional<tbb::global_control> limit;
   if (prove.threads) limit.emplace(tbb::global_control::max_allowed_parallelism, prove.threads);
   if (prove.threads == 0) prove.threads = all;
@@ -127,5 +150,6 @@ int main(int argc, char** argv) {
   }
   if (*ntt_cmd) return cuzk::bench::run_ntt_bench(ntt);
   if (*pipe_cmd) return cuzk::bench::run_pipeline_bench(pipe);
+  if (*gpu_ntt_cmd) return cuzk::bench::run_gpu_ntt_bench(gpu_ntt);
   return 0;
 }

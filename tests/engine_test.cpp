@@ -99,9 +99,10 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
   });
   while (b.waiters() < 1) std::this_thread::yield();  // the 90-byte waiter is first in line
   std::thread small([&] {
-    ASSERT_TRUE(b.reserve(10, nullptr));  // fits now, but must wait behind the first waiter
+    // Fits now, but must wait behind the first waiter, and then for it (90 + 20 > 100).
+    ASSERT_TRUE(b.reserve(20, nullptr));
     second = order++;
-    b.release(10);
+    b.release(20);
   });
   while (b.waiters() < 2) std::this_thread::yield();
   std::this_thread::sleep_for(20ms);

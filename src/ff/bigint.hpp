@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ff/hd.hpp"
 
@@ -44,21 +45,24 @@ CUZK_HD_INLINE constexpr uint64_t sub_with_borrow(uint64_t a, uint64_t b, uint64
 }
 
 // a * b + c + carry_in -> low word; carry_out = high word. Never overflows 128 bits.
+// On the device __umul64hi is not constexpr, so constant evaluation (curve constants that device
+// code can see) takes the 128-bit path, which nvcc also supports.
 CUZK_HD_INLINE constexpr uint64_t mul_add_carry(uint64_t a, uint64_t b, uint64_t c, uint64_t& carry) {
 #if CUZK_DEVICE_CODE
-  uint64_t lo = a * b;
-  uint64_t hi = __umul64hi(a, b);
-  lo += c;
-  hi += lo < c;
-  lo += carry;
-  hi += lo < carry;
-  carry = hi;
-  return lo;
-#else
+  if (!std::is_constant_evaluated()) {
+    uint64_t lo = a * b;
+    uint64_t hi = __umul64hi(a, b);
+    lo += c;
+    hi += lo < c;
+    lo += carry;
+    hi += lo < carry;
+    carry = hi;
+    return lo;
+  }
+#endif
   unsigned __int128 t = (unsigned __int128)a * b + c + carry;
   carry = (uint64_t)(t >> 64);
   return (uint64_t)t;
-#endif
 }
 
 template <size_t N>

@@ -21,6 +21,9 @@
 #include "ff/hd.hpp"
 #include "ff/pow.hpp"
 #include "ff/x86/mont_mul_adx.hpp"
+#if defined(__CUDACC__)
+#include "ff/cuda/mont_mul_ptx.hpp"
+#endif
 
 namespace cuzk::ff {
 
@@ -119,6 +122,16 @@ class MontField {
       }
     }
 #endif
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        MontField r;
+        ptx::AddSubPtx<N>::add(r.mont.limb, a.mont.limb, b.mont.limb, m.limb);
+        return r;
+      }
+    }
+#endif
     Limbs s = a.mont;
     s.add_in_place(b.mont);  // cannot carry out: 2M < 2^(64N)
     return MontField{reduce_once(s)};
@@ -129,6 +142,16 @@ class MontField {
       if (!std::is_constant_evaluated()) {
         MontField r;
         x86::Kernels<N>::sub(r.mont.limb, a.mont.limb, b.mont.limb, Consts::M.limb);
+        return r;
+      }
+    }
+#endif
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        MontField r;
+        ptx::AddSubPtx<N>::sub(r.mont.limb, a.mont.limb, b.mont.limb, m.limb);
         return r;
       }
     }
@@ -153,7 +176,8 @@ class MontField {
   CUZK_HD constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
   // With the mulx/adx kernel a plain product beats the portable dedicated squaring.
   CUZK_FORCE_INLINE CUZK_HD constexpr MontField sqr() const {
-#if defined(CUZK_HAVE_MONT_MUL_ADX)
+#if defined(CUZK_HAVE_MONT_MUL_ADX) || defined(__CUDA_ARCH__)
+    // (On the device too: the PTX product is the fast kernel there.)
     return MontField{mont_mul(mont, mont)};
 #else
     return MontField{mont_sqr(mont)};
@@ -261,6 +285,18 @@ class MontField {
         Limbs r;
         x86::Kernels<N>::mul(r.limb, a.limb, b.limb, Consts::M.limb, Consts::INV);
         return reduce_once(r);
+      }
+    }
+#endif
+#if defined(__CUDA_ARCH__)
+    // On the device: 32-bit words with PTX carry chains (several times fewer instructions
+    // than 64-bit products emulated with __umul64hi); same fully reduced result.
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        Limbs r;
+        ptx::MontMulPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
+        return r;
       }
     }
 #endif

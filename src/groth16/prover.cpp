@@ -45,18 +45,42 @@ r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit) {
   return assignment;
 }
 
-PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
-                         ProveTimings* timings) {
-  ProveTimings local;
-  ProveTimings& t = timings ? *timings : local;
-  const auto domain = ntt::EvaluationDomain::for_size(pa.num_constraints());
-  const size_t n = domain.size();
+void check_assignment(const Parameters& params, const r1cs::ProvingAssignment& pa, size_t n) {
   expect(params.h.size() == n - 1,
          "h has " + std::to_string(params.h.size()) + " points, the domain needs " + std::to_string(n - 1));
   expect(params.l.size() == pa.num_aux(),
          "l has " + std::to_string(params.l.size()) + " points for " + std::to_string(pa.num_aux()) + " aux variables");
   expect(params.vk.ic.size() == pa.num_inputs(), "ic has " + std::to_string(params.vk.ic.size()) + " points for " +
                                                      std::to_string(pa.num_inputs()) + " inputs");
+}
+
+void g1_msms_on_cpu(const Parameters& params, const r1cs::ProvingAssignment& pa, PendingProof& out, ProveTimings& t) {
+  auto t0 = Clock::now();
+  out.l = msm::msm<ec::G1Curve>(params.l, pa.aux());
+  t.msm_l = seconds_since(t0);
+
+  t0 = Clock::now();
+  // Every input occurs in A (through its input constraint), so the input part is dense.
+  const auto a_query = split_query<ec::G1Curve>(params.a, "a", pa.num_inputs(), pa.a_aux_density().count_ones());
+  out.a_inputs = msm::msm<ec::G1Curve>(a_query.inputs, pa.inputs());
+  out.a_aux = msm::msm_with_density<ec::G1Curve>(a_query.aux, pa.aux(), view(pa.a_aux_density()));
+  t.msm_a = seconds_since(t0);
+
+  t0 = Clock::now();
+  const auto b_query =
+      split_query<ec::G1Curve>(params.b_g1, "b_g1", pa.b_input_density().count_ones(), pa.b_aux_density().count_ones());
+  out.b_g1_inputs = msm::msm_with_density<ec::G1Curve>(b_query.inputs, pa.inputs(), view(pa.b_input_density()));
+  out.b_g1_aux = msm::msm_with_density<ec::G1Curve>(b_query.aux, pa.aux(), view(pa.b_aux_density()));
+  t.msm_b_g1 = seconds_since(t0);
+}
+
+PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
+                         ProveTimings* timings) {
+  ProveTimings local;
+  ProveTimings& t = timings ? *timings : local;
+  const auto domain = ntt::EvaluationDomain::for_size(pa.num_constraints());
+  const size_t n = domain.size();
+  check_assignment(params, pa, n);
 
   PendingProof out;
   out.r = r;
@@ -77,23 +101,7 @@ PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, 
   t.msm_h = seconds_since(t0);
   pa.release_abc();
 
-  t0 = Clock::now();
-  out.l = msm::msm<ec::G1Curve>(params.l, pa.aux());
-  t.msm_l = seconds_since(t0);
-
-  t0 = Clock::now();
-  // Every input occurs in A (through its input constraint), so the input part is dense.
-  const auto a_query = split_query<ec::G1Curve>(params.a, "a", pa.num_inputs(), pa.a_aux_density().count_ones());
-  out.a_inputs = msm::msm<ec::G1Curve>(a_query.inputs, pa.inputs());
-  out.a_aux = msm::msm_with_density<ec::G1Curve>(a_query.aux, pa.aux(), view(pa.a_aux_density()));
-  t.msm_a = seconds_since(t0);
-
-  t0 = Clock::now();
-  const auto b_query =
-      split_query<ec::G1Curve>(params.b_g1, "b_g1", pa.b_input_density().count_ones(), pa.b_aux_density().count_ones());
-  out.b_g1_inputs = msm::msm_with_density<ec::G1Curve>(b_query.inputs, pa.inputs(), view(pa.b_input_density()));
-  out.b_g1_aux = msm::msm_with_density<ec::G1Curve>(b_query.aux, pa.aux(), view(pa.b_aux_density()));
-  t.msm_b_g1 = seconds_since(t0);
+  g1_msms_on_cpu(params, pa, out, t);
   return out;
 }
 

@@ -30,6 +30,14 @@ r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit);
 // Throws std::invalid_argument when the assignment does not fit the parameters.
 PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r, const Fr& s,
                          ProveTimings* timings = nullptr);
+// Throws std::invalid_argument when the parameters do not fit the assignment over a domain of n
+// points (shared by every backend).
+void check_assignment(const Parameters& params, const r1cs::ProvingAssignment& assignment, size_t n);
+// The L, A (inputs, aux with density) and B_G1 (inputs and aux with density) MSMs of
+// prove_start on the CPU, into out (the H MSM is the caller's).
+void g1_msms_on_cpu(const Parameters& params, const r1cs::ProvingAssignment& assignment, PendingProof& out,
+                    ProveTimings& timings);
+
 Proof prove_finish(const Parameters& params, const r1cs::ProvingAssignment& assignment, const PendingProof& pending,
                    ProveTimings* timings = nullptr);
 

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Generates src/ff/cuda/mont_mul_ptx.hpp: device Montgomery multiplication, addition and
+subtraction for 4 and 6 64-bit limbs (Fr, Fp) as 8 and 12 32-bit limbs with PTX carry chains
+(mad.lo.cc/madc.hi.cc, add.cc/sub.cc). Addition subtracts M unless that borrows; subtraction
+adds M masked by the borrow: results stay fully reduced.
+
+CIOS over 32-bit words; per round i: t += a * b[i], q = t[0] * inv, t = (t + q M) / 2^32.
+Each product a[j] b[i] spans words j, j + 1, so the even-j products form one carry chain
+and the odd-j products another (the split sppark uses). t has n + 1 words: for a, b < M and
+M < 2^(32n - 1) (both moduli) the intermediate sums stay below 2^(32(n + 1)). The division by
+2^32 is a renaming of registers. One asm block per multiplication, so no carry flag lives
+across asm statements; the result is fully reduced (one conditional subtraction), hence
+bit-identical to the CPU's Montgomery form (same R = 2^(64N)).
+Run: python3 scripts/gen_mont_mul_ptx.py > src/ff/cuda/mont_mul_ptx.hpp
+"""
+
+
+def gen(N):
+    n = 2 * N
+    out_ops = [f"=l"] * N
+    # operand numbering: r[0..N-1], a[0..N-1], b[0..N-1], m[0..N-1], inv
+    r = [f"%{k}" for k in range(N)]
+    a = [f"%{N + k}" for k in range(N)]
+    b = [f"%{2 * N + k}" for k in range(N)]
+    m = [f"%{3 * N + k}" for k in range(N)]
+    inv = f"%{4 * N}"
+    L = []
+    e = L.append
+    e("{")
+    e(".reg .u32 " + ", ".join(f"a{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"b{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"m{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"t{k}" for k in range(n + 1)) + ", q, br;")
+    e(".reg .u32 " + ", ".join(f"d{k}" for k in range(n)) + ";")
+    e(".reg .pred p;")
+    for k in range(N):
+        e(f"mov.b64 {{a{2*k}, a{2*k+1}}}, {a[k]};")
+        e(f"mov.b64 {{b{2*k}, b{2*k+1}}}, {b[k]};")
+        e(f"mov.b64 {{m{2*k}, m{2*k+1}}}, {m[k]};")
+    t = [f"t{k}" for k in range(n + 1)]
+    for k in range(n + 1):
+        e(f"mov.u32 {t[k]}, 0;")
+
+    def chains(x, y):
+        # t[0..n] += x[0..n-1] * y (y a register name)
+        # even j: words (j, j+1); carries end in t[n]
+        for j in range(0, n, 2):
+            op_lo = "mad.lo.cc.u32" if j == 0 else "madc.lo.cc.u32"
+            e(f"{op_lo} {t[j]}, {x}{j}, {y}, {t[j]};")
+            e(f"madc.hi.cc.u32 {t[j+1]}, {x}{j}, {y}, {t[j+1]};")
+        e(f"addc.u32 {t[n]}, {t[n]}, 0;")
+        # odd j: words (j, j+1), the last hi lands in t[n] with no carry out
+        for j in range(1, n, 2):
+            op_lo = "mad.lo.cc.u32" if j == 1 else "madc.lo.cc.u32"
+            op_hi = "madc.hi.cc.u32" if j < n - 1 else "madc.hi.u32"
+            e(f"{op_lo} {t[j]}, {x}{j}, {y}, {t[j]};")
+            e(f"{op_hi} {t[j+1]}, {x}{j}, {y}, {t[j+1]};")
+
+    for i in range(n):
+        chains("a", f"b{i}")
+        e(f"mul.lo.u32 q, {t[0]}, {inv};")
+        chains("m", "q")
+        # t[0] is now zero: it becomes the new top word
+        t = t[1:] + [t[0]]
+        e(f"mov.u32 {t[n]}, 0;")
+    # t < 2M: subtract M once unless that borrows
+    for k in range(n):
+        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
+        e(f"{op} d{k}, {t[k]}, m{k};")
+    e(f"subc.u32 br, {t[n]}, 0;")
+    e("setp.ne.u32 p, br, 0;")
+    for k in range(n):
+        e(f"selp.b32 d{k}, {t[k]}, d{k}, p;")
+    for k in range(N):
+        e(f"mov.b64 {r[k]}, {{d{2*k}, d{2*k+1}}};")
+    e("}")
+    body = "\n".join(f'      "{line}\\n\\t"' for line in L)
+    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
+    ins = ", ".join([f'"l"(a[{k}])' for k in range(N)] + [f'"l"(b[{k}])' for k in range(N)] +
+                    [f'"l"(m[{k}])' for k in range(N)] + ['"r"(inv)'])
+    return f"""template <>
+struct MontMulPtx<{N}> {{
+  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
+                                             uint32_t inv) {{
+    asm(
+{body}
+      : {outs}
+      : {ins});
+  }}
+}};
+"""
+
+
+def gen_addsub(N):
+    n = 2 * N
+
+    def wrap(name, L, n_in):
+        body = "\n".join(f'      "{line}\\n\\t"' for line in L)
+        outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
+        ins = ", ".join([f'"l"(a[{k}])' for k in range(N)] + [f'"l"(b[{k}])' for k in range(N)] +
+                        [f'"l"(m[{k}])' for k in range(N)])
+        return f"""  static __device__ __forceinline__ void {name}(uint64_t* r, const uint64_t* a, const uint64_t* b,
+                                                 const uint64_t* m) {{
+    asm(
+{body}
+      : {outs}
+      : {ins});
+  }}
+"""
+
+    def prologue(L):
+        e = L.append
+        e("{")
+        for x in "abmd":
+            e(".reg .u32 " + ", ".join(f"{x}{k}" for k in range(n)) + ";")
+        e(".reg .u32 br;")
+        e(".reg .pred p;")
+        for k in range(N):
+            for x, base in (("a", N), ("b", 2 * N), ("m", 3 * N)):
+                e(f"mov.b64 {{{x}{2*k}, {x}{2*k+1}}}, %{base + k};")
+
+    def epilogue(L):
+        for k in range(N):
+            L.append(f"mov.b64 %{k}, {{d{2*k}, d{2*k+1}}};")
+        L.append("}")
+
+    add = []
+    prologue(add)
+    for k in range(n):  # a + b < 2M < 2^(32n): no carry out
+        op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
+        add.append(f"{op} a{k}, a{k}, b{k};")
+    for k in range(n):
+        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
+        add.append(f"{op} d{k}, a{k}, m{k};")
+    add.append("subc.u32 br, 0, 0;")
+    add.append("setp.ne.u32 p, br, 0;")
+    for k in range(n):
+        add.append(f"selp.b32 d{k}, a{k}, d{k}, p;")
+    epilogue(add)
+
+    sub = []
+    prologue(sub)
+    for k in range(n):
+        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
+        sub.append(f"{op} d{k}, a{k}, b{k};")
+    sub.append("subc.u32 br, 0, 0;")  # all ones when a < b
+    for k in range(n):
+        sub.append(f"and.b32 m{k}, m{k}, br;")
+    for k in range(n):
+        op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
+        sub.append(f"{op} d{k}, d{k}, m{k};")
+    epilogue(sub)
+    return f"""template <>
+struct AddSubPtx<{N}> {{
+{wrap("add", add, 3)}{wrap("sub", sub, 3)}}};
+"""
+
+
+print("""// Generated by scripts/gen_mont_mul_ptx.py; do not edit.
+// Device Montgomery multiplication, addition and subtraction with 32-bit PTX carry chains
+// for 4 and 6 64-bit limbs;
+// see the script for the method. Included by mont_field.hpp in device code only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuzk::ff::ptx {
+
+template <size_t N>
+struct MontMulPtx;
+template <size_t N>
+struct AddSubPtx;
+
+""")
+print(gen(4))
+print(gen(6))
+print(gen_addsub(4))
+print(gen_addsub(6))
+print("}  // namespace cuzk::ff::ptx")

@@ -1,0 +1,679 @@
+// The GPU MSM (see msm.hpp for the method). One translation unit: nvcc on 381-bit field code is
+// slow, and the kernels are few.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "msm/cuda/msm.hpp"
+
+namespace cuzk::msm::cuda {
+namespace {
+
+using ff::BigInt;
+
+constexpr unsigned kScalarBits = 256;  // Booth windows must cover bit 255 (always 0 for Fr)
+constexpr unsigned kThreads = 128;
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw std::runtime_error(std::string("GPU MSM: ") + what + ": " + cudaGetErrorString(err));
+}
+
+void check_launch(const char* what) { check(cudaGetLastError(), what); }
+
+unsigned blocks_for(size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
+
+// Makes `device` current for the scope of a call and restores the caller's device.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    check(cudaGetDevice(&previous_), "cudaGetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~DeviceScope() { cudaSetDevice(previous_); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// Device memory that only grows, so repeated MSMs of one size allocate nothing.
+class Buffer {
+ public:
+  ~Buffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  template <class T>
+  T* get(size_t count) {
+    const size_t need = std::max<size_t>(count * sizeof(T), 1);
+    if (need > bytes_) {
+      if (ptr_) cudaFree(ptr_);
+      ptr_ = nullptr;
+      bytes_ = 0;
+      check(cudaMalloc(&ptr_, need), "cudaMalloc of the MSM workspace");
+      bytes_ = need;
+    }
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Scratch memory and stream of one device; MSMs on a device run one at a time (they would
+// share the card anyway).
+struct Workspace {
+  std::mutex mutex;
+  cudaStream_t stream = nullptr;
+  Buffer scalars, density_words, density_popc, density_prefix, counters;
+  Buffer keys[2], vals[2], sort_temp;
+  Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
+  Buffer segments[2], levels;
+};
+
+Workspace& workspace(int device) {
+  static std::mutex mutex;
+  static std::map<int, Workspace*> all;  // never freed: the runtime may be gone at exit
+  std::lock_guard lock(mutex);
+  Workspace*& ws = all[device];
+  if (!ws) {
+    auto* fresh = new Workspace;
+    cudaError_t err = cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking);
+    if (err != cudaSuccess) {
+      delete fresh;
+      check(err, "cudaStreamCreate");
+    }
+    ws = fresh;
+  }
+  return *ws;
+}
+
+// ---- kernels ----------------------------------------------------------------------------------
+
+// Signed Booth digit of window w (width c), as the CPU msm computes it.
+__device__ __forceinline__ int booth_digit(const BigInt<4>& k, unsigned w, unsigned c) {
+  const int lo_bit = int(w * c) - 1;
+  const unsigned start = lo_bit < 0 ? 0 : unsigned(lo_bit);
+  uint64_t t = 0;
+  if (start < kScalarBits) {
+    const unsigned limb = start / 64, off = start % 64;
+    t = k.limb[limb] >> off;
+    if (off && limb + 1 < 4) t |= k.limb[limb + 1] << (64 - off);
+  }
+  if (lo_bit < 0) t <<= 1;
+  t &= (uint64_t(1) << (c + 1)) - 1;
+  const int low = int(t & 1);
+  const int mid = int((t >> 1) & ((uint64_t(1) << (c - 1)) - 1));
+  const int top = int((t >> c) & 1);
+  return low + mid - (top << (c - 1));
+}
+
+// The density mask on the device: prefix[j] = set bits in words[0, j).
+struct DeviceDensity {
+  const uint64_t* words = nullptr;
+  const uint64_t* prefix = nullptr;
+};
+
+// The base of scalar i relative to the MSM's first base; false when density bit i is clear.
+__device__ __forceinline__ bool base_of(size_t i, const DeviceDensity& d, uint64_t& base) {
+  if (!d.words) {
+    base = i;
+    return true;
+  }
+  const uint64_t word = d.words[i / 64];
+  const unsigned bit = unsigned(i % 64);
+  if (!((word >> bit) & 1)) return false;
+  base = d.prefix[i / 64] + uint64_t(__popcll(word & ((uint64_t(1) << bit) - 1)));
+  return true;
+}
+
+__global__ void popcount_words(const uint64_t* words, size_t n, uint64_t* out) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = uint64_t(__popcll(words[i]));
+}
+
+// counters[0..2] += zeros, ones, terms (scalars that have a base).
+__global__ void classify(const Fr* scalars, size_t count, DeviceDensity density, unsigned long long* counters) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned zero = 0, one = 0, term = 0;
+  uint64_t base;
+  if (i < count && base_of(i, density, base)) {
+    term = 1;
+    const BigInt<4> k = scalars[i].to_canonical();
+    zero = k.is_zero();
+    one = k == BigInt<4>::from_u64(1);
+  }
+  zero = __reduce_add_sync(0xffffffffu, zero);
+  one = __reduce_add_sync(0xffffffffu, one);
+  term = __reduce_add_sync(0xffffffffu, term);
+  if ((threadIdx.x & 31) == 0) {
+    if (zero) atomicAdd(&counters[0], zero);
+    if (one) atomicAdd(&counters[1], one);
+    if (term) atomicAdd(&counters[2], term);
+  }
+}
+
+// One (key, value) pair per non-zero Booth digit: key = window * buckets + |digit| - 1,
+// value = base << 1 | sign. With split_ones, a scalar 1 gives the single pair (ones_key, base)
+// and a scalar 0 none. Pairs are appended at counters[3] (warp-aggregated).
+__global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
+                           bool split_ones, uint32_t* keys, uint32_t* vals, unsigned long long* counters) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const unsigned lane = threadIdx.x & 31;
+  const uint32_t buckets = uint32_t(1) << (c - 1);
+  const uint32_t ones_key = windows * buckets;
+  BigInt<4> k = BigInt<4>::zero();
+  uint64_t base = 0;
+  unsigned n = 0;
+  bool is_one = false;
+  if (i < count && base_of(i, density, base)) {
+    k = scalars[i].to_canonical();
+    is_one = split_ones && k == BigInt<4>::from_u64(1);
+    if (is_one) {
+      n = 1;
+    } else if (!k.is_zero()) {
+      for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
+    }
+  }
+  unsigned incl = n;
+  for (unsigned off = 1; off < 32; off <<= 1) {
+    const unsigned t = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += t;
+  }
+  unsigned long long start = 0;
+  if (lane == 31 && incl) start = atomicAdd(&counters[3], (unsigned long long)incl);
+  start = __shfl_sync(0xffffffffu, start, 31);
+  if (!n) return;
+  size_t pos = size_t(start) + incl - n;
+  const uint32_t v = uint32_t(base) << 1;
+  if (is_one) {
+    keys[pos] = ones_key;
+    vals[pos] = v;
+    return;
+  }
+  for (unsigned w = 0; w < windows; w++) {
+    const int d = booth_digit(k, w, c);
+    if (d == 0) continue;
+    keys[pos] = w * buckets + uint32_t(d < 0 ? -d : d) - 1;
+    vals[pos] = v | uint32_t(d < 0);
+    pos++;
+  }
+}
+
+// Level 0 of the bucket sums: the sorted pairs name affine bases (negated when the sign bit is set).
+template <class Curve>
+struct AffineTerms {
+  const ec::AffinePoint<Curve>* bases;
+  const uint32_t* vals;
+  __device__ __forceinline__ void add_to(ec::XyzzPoint<Curve>& acc, size_t j) const {
+    const uint32_t v = vals[j];
+    ec::AffinePoint<Curve> p = bases[v >> 1];
+    if (v & 1) p = -p;
+    acc = acc.add_mixed(p);
+  }
+};
+
+// Higher levels: partial sums of buckets that crossed slice boundaries.
+template <class Curve>
+struct XyzzTerms {
+  const ec::XyzzPoint<Curve>* vals;
+  __device__ __forceinline__ void add_to(ec::XyzzPoint<Curve>& acc, size_t j) const { acc = acc + vals[j]; }
+};
+
+// Thread t sums the runs of equal keys in its slice [t L, t L + L) of n sorted terms. A run that
+// lies inside the slice is its bucket's whole sum and is stored there; a run that continues into
+// a neighbouring slice is stored as a partial in slot 2t (the slice's first run) or 2t + 1 (its
+// last), flagged, to be summed by the next level.
+template <class Curve, class Terms>
+__global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
+                           uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
+  using Xyzz = ec::XyzzPoint<Curve>;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t start = t * L;
+  if (start >= n) return;
+  const size_t end = min(n, start + L);
+  flags[2 * t] = 0;
+  flags[2 * t + 1] = 0;
+  const uint32_t before = start > 0 ? keys[start - 1] : UINT32_MAX;
+  const uint32_t after = end < n ? keys[end] : UINT32_MAX;
+  auto flush = [&](uint32_t key, size_t run_start, size_t run_end, const Xyzz& sum) {
+    const bool open_left = run_start == start && before == key;
+    const bool open_right = run_end == end && after == key;
+    if (!open_left && !open_right) {
+      buckets[key] = sum;
+      return;
+    }
+    const size_t slot = 2 * t + (run_start == start ? 0 : 1);
+    slot_keys[slot] = key;
+    slot_vals[slot] = sum;
+    flags[slot] = 1;
+  };
+  uint32_t current = keys[start];
+  size_t run_start = start;
+  Xyzz acc = Xyzz::infinity();
+  for (size_t j = start; j < end; j++) {
+    const uint32_t key = keys[j];
+    if (key != current) {
+      flush(current, run_start, j, acc);
+      current = key;
+      run_start = j;
+      acc = Xyzz::infinity();
+    }
+    terms.add_to(acc, j);
+  }
+  flush(current, run_start, end, acc);
+}
+
+template <class Curve>
+__global__ void compact(const uint32_t* flags, const uint32_t* positions, size_t slots, const uint32_t* slot_keys,
+                        const ec::XyzzPoint<Curve>* slot_vals, uint32_t* keys_out, ec::XyzzPoint<Curve>* vals_out) {
+  const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= slots || !flags[s]) return;
+  keys_out[positions[s]] = slot_keys[s];
+  vals_out[positions[s]] = slot_vals[s];
+}
+
+// One level of the window reduction, thread (w, s): H_s = sum_{r < m} r X_w[s m + r] by a running
+// sum from the top, and R_s = sum_r X_w[s m + r]. Then sum_j j X_j = sum_s H_s + m sum_s s R_s, and
+// the last sum is the same problem one level up, on the R_s.
+template <class Curve>
+__global__ void weigh_segments(const ec::XyzzPoint<Curve>* in, unsigned windows, size_t n, unsigned m,
+                               ec::XyzzPoint<Curve>* h, ec::XyzzPoint<Curve>* r) {
+  using Xyzz = ec::XyzzPoint<Curve>;
+  const size_t segs = n / m;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= windows * segs) return;
+  const Xyzz* x = in + (t / segs) * n + (t % segs) * m;
+  Xyzz running = Xyzz::infinity(), total = Xyzz::infinity();
+  for (unsigned j = m - 1; j >= 1; j--) {
+    running += x[j];
+    total += running;
+  }
+  running += x[0];
+  h[t] = total;
+  r[t] = running;
+}
+
+// out[w][i] = sum of in[w][i g, min(i g + g, segs)) for each window w.
+template <class Curve>
+__global__ void sum_groups(const ec::XyzzPoint<Curve>* in, unsigned windows, size_t segs, unsigned g,
+                           ec::XyzzPoint<Curve>* out) {
+  using Xyzz = ec::XyzzPoint<Curve>;
+  const size_t out_segs = (segs + g - 1) / g;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= windows * out_segs) return;
+  const size_t w = t / out_segs, i = t % out_segs;
+  Xyzz acc = Xyzz::infinity();
+  for (size_t k = i * g; k < min(segs, i * g + g); k++) acc += in[w * segs + k];
+  out[t] = acc;
+}
+
+// Per-phase device times, printed to stderr when CUZK_GPU_MSM_PHASES is set (for tuning).
+class Phases {
+ public:
+  explicit Phases(cudaStream_t stream) : stream_(stream), on_(std::getenv("CUZK_GPU_MSM_PHASES") != nullptr) {}
+  ~Phases() {
+    for (auto& [name, event] : marks_) cudaEventDestroy(event);
+  }
+  void mark(const char* name) {
+    if (!on_) return;
+    cudaEvent_t event;
+    check(cudaEventCreate(&event), "cudaEventCreate");
+    check(cudaEventRecord(event, stream_), "cudaEventRecord");
+    marks_.emplace_back(name, event);
+  }
+  void print(size_t count, unsigned c) const {
+    if (!on_ || marks_.size() < 2) return;
+    std::fprintf(stderr, "gpu msm n=%zu c=%u:", count, c);
+    for (size_t i = 1; i < marks_.size(); i++) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second);
+      std::fprintf(stderr, " %s %.2f", marks_[i].first, ms);
+    }
+    std::fprintf(stderr, " ms\n");
+  }
+
+ private:
+  cudaStream_t stream_;
+  bool on_;
+  std::vector<std::pair<const char*, cudaEvent_t>> marks_;
+};
+
+// ---- host driver ------------------------------------------------------------------------------
+
+// Pairs per slice of the sorted array at level 0: long enough to amortise the boundary partials,
+// short enough to give the card about 2^18 threads.
+unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >> 18, 8, 256)); }
+constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher levels
+constexpr unsigned kSegment = 16;     // buckets per thread and level in the window reduction
+constexpr unsigned kGroup = 32;       // segment sums per thread when combining them
+
+template <class Curve>
+ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
+                             const Fr* device_scalars, const DensityView* density, const MsmOptions& options,
+                             MsmStats* stats) {
+  using Xyzz = ec::XyzzPoint<Curve>;
+  using Jacobian = ec::JacobianPoint<Curve>;
+  size_t terms_with_base = count;
+  if (density) {
+    if (density->bits != count || density->words.size() * 64 < density->bits) {
+      throw std::invalid_argument("GPU MSM: density describes " + std::to_string(density->bits) + " scalars, given " +
+                                  std::to_string(count));
+    }
+    terms_with_base = density->count_ones();
+  }
+  if (offset > bases.size() || terms_with_base > bases.size() - offset) {
+    throw std::invalid_argument("GPU MSM: bases [" + std::to_string(offset) + ", " +
+                                std::to_string(offset + terms_with_base) + ") beyond the " +
+                                std::to_string(bases.size()) + " resident ones");
+  }
+  if (terms_with_base >= (size_t(1) << 31)) throw std::invalid_argument("GPU MSM: more than 2^31 terms");
+  if (options.window_bits && (options.window_bits < 2 || options.window_bits > 24)) {
+    throw std::invalid_argument("GPU MSM: window width must be between 2 and 24 bits");
+  }
+  if (stats) *stats = {terms_with_base, 0, 0, 0, 0};
+  if (count == 0 || terms_with_base == 0) return Jacobian::infinity();
+
+  DeviceScope scope(bases.device());
+  Workspace& ws = workspace(bases.device());
+  std::lock_guard lock(ws.mutex);
+  cudaStream_t stream = ws.stream;
+
+  Phases phases(stream);
+  phases.mark("start");
+  const Fr* scalars = device_scalars;
+  if (host_scalars) {
+    Fr* d = ws.scalars.get<Fr>(count);
+    check(cudaMemcpyAsync(d, host_scalars, count * sizeof(Fr), cudaMemcpyHostToDevice, stream), "scalar upload");
+    scalars = d;
+  }
+  DeviceDensity dd;
+  if (density) {
+    const size_t nw = (count + 63) / 64;
+    uint64_t* words = ws.density_words.get<uint64_t>(nw);
+    uint64_t* popc = ws.density_popc.get<uint64_t>(nw);
+    uint64_t* prefix = ws.density_prefix.get<uint64_t>(nw);
+    check(cudaMemcpyAsync(words, density->words.data(), nw * 8, cudaMemcpyHostToDevice, stream), "density upload");
+    popcount_words<<<blocks_for(nw), kThreads, 0, stream>>>(words, nw, popc);
+    check_launch("popcount_words");
+    size_t temp_bytes = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, popc, prefix, nw, stream), "scan size");
+    check(cub::DeviceScan::ExclusiveSum(ws.scan_temp.get<uint8_t>(temp_bytes), temp_bytes, popc, prefix, nw, stream),
+          "density scan");
+    dd = {words, prefix};
+  }
+
+  phases.mark("upload");
+  // Classify: zeros and ones decide the window and the pair buffer's size.
+  auto* counters = ws.counters.get<unsigned long long>(4);
+  check(cudaMemsetAsync(counters, 0, 4 * sizeof(unsigned long long), stream), "memset");
+  classify<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, counters);
+  check_launch("classify");
+  unsigned long long host_counters[4];
+  check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
+  check(cudaStreamSynchronize(stream), "classify");
+  phases.mark("classify");
+  const bool split = options.split_zero_one;
+  const size_t zeros = split ? host_counters[0] : 0, ones = split ? host_counters[1] : 0;
+  const size_t bucketed = terms_with_base - zeros - ones;
+  const unsigned c = options.window_bits ? options.window_bits : gpu_window_bits(bucketed);
+  const unsigned windows = (kScalarBits + c - 1) / c;
+  const size_t nb = size_t(1) << (c - 1);
+  const size_t ones_key = windows * nb;
+  if (stats) *stats = {terms_with_base, zeros, ones, bucketed, c};
+
+  // Pairs, sorted by bucket.
+  const size_t max_pairs = bucketed * windows + ones;
+  if (max_pairs >= size_t(INT_MAX)) throw std::invalid_argument("GPU MSM: too many (bucket, point) pairs");
+  uint32_t* keys0 = ws.keys[0].get<uint32_t>(max_pairs);
+  uint32_t* keys1 = ws.keys[1].get<uint32_t>(max_pairs);
+  uint32_t* vals0 = ws.vals[0].get<uint32_t>(max_pairs);
+  uint32_t* vals1 = ws.vals[1].get<uint32_t>(max_pairs);
+  emit_pairs<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, split, keys0, vals0, counters);
+  check_launch("emit_pairs");
+  check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
+  check(cudaStreamSynchronize(stream), "emit_pairs");
+  phases.mark("emit");
+  const size_t pairs = host_counters[3];
+  if (pairs > max_pairs) throw std::runtime_error("GPU MSM: pair count overflow (internal error)");
+
+  const size_t total_buckets = ones_key + 1;
+  Xyzz* buckets = ws.buckets.get<Xyzz>(total_buckets);
+  check(cudaMemsetAsync(buckets, 0, total_buckets * sizeof(Xyzz), stream), "memset buckets");  // ZZ = 0: infinity
+
+  if (pairs) {
+    cub::DoubleBuffer<uint32_t> dkeys(keys0, keys1), dvals(vals0, vals1);
+    const int key_bits = std::bit_width(ones_key);
+    size_t temp_bytes = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dkeys, dvals, int(pairs), 0, key_bits, stream),
+          "sort size");
+    check(cub::DeviceRadixSort::SortPairs(ws.sort_temp.get<uint8_t>(temp_bytes), temp_bytes, dkeys, dvals, int(pairs),
+                                          0, key_bits, stream),
+          "radix sort");
+    phases.mark("sort");
+
+    // Level 0 over the sorted pairs, then levels over the partials until none is left.
+    unsigned L = slice_length(pairs);
+    size_t slices = (pairs + L - 1) / L;
+    const size_t max_slots = 2 * slices;
+    uint32_t* slot_keys = ws.slot_keys.get<uint32_t>(max_slots);
+    Xyzz* slot_vals = ws.slot_vals.get<Xyzz>(max_slots);
+    uint32_t* flags = ws.flags.get<uint32_t>(max_slots);
+    uint32_t* positions = ws.positions.get<uint32_t>(max_slots);
+    uint32_t* part_keys = ws.part_keys.get<uint32_t>(max_slots);
+    Xyzz* part_vals = ws.part_vals.get<Xyzz>(max_slots);
+    size_t scan_bytes = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flags, positions, max_slots, stream), "scan size");
+    uint8_t* scan_temp = ws.scan_temp.get<uint8_t>(scan_bytes);
+
+    accumulate<Curve><<<blocks_for(slices), kThreads, 0, stream>>>(
+        dkeys.Current(), AffineTerms<Curve>{bases.device_data() + offset, dvals.Current()}, pairs, L, buckets,
+        slot_keys, slot_vals, flags);
+    check_launch("accumulate");
+    phases.mark("accumulate");
+    for (;;) {
+      const size_t slots = 2 * slices;
+      check(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, flags, positions, slots, stream), "partial scan");
+      uint32_t last[2];
+      check(cudaMemcpyAsync(&last[0], positions + slots - 1, 4, cudaMemcpyDeviceToHost, stream), "download");
+      check(cudaMemcpyAsync(&last[1], flags + slots - 1, 4, cudaMemcpyDeviceToHost, stream), "download");
+      check(cudaStreamSynchronize(stream), "partials");
+      const size_t partials = size_t(last[0]) + last[1];
+      if (partials == 0) break;
+      compact<Curve><<<blocks_for(slots), kThreads, 0, stream>>>(flags, positions, slots, slot_keys, slot_vals,
+                                                                 part_keys, part_vals);
+      check_launch("compact");
+      L = kUpperSlice;
+      slices = (partials + L - 1) / L;
+      accumulate<Curve><<<blocks_for(slices), kThreads, 0, stream>>>(part_keys, XyzzTerms<Curve>{part_vals}, partials,
+                                                                     L, buckets, slot_keys, slot_vals, flags);
+      check_launch("accumulate partials");
+    }
+  }
+
+  phases.mark("partials");
+  // Window sums F_w = sum_j (j + 1) B_w[j] = H(B_w) + sum_j B_w[j] with H(X) = sum_j j X_j, level by
+  // level: H(X) = sum_s H_s + m H(R) (weigh_segments); the sums of the H_s come back per level.
+  size_t pool_size = 0;
+  for (size_t n = nb;;) {
+    const size_t segs = n / std::min<size_t>(kSegment, n);
+    pool_size += 2 * windows * segs;
+    if (segs == 1) break;
+    n = segs;
+  }
+  Xyzz* next = ws.levels.get<Xyzz>(pool_size);
+  const size_t first_groups = windows * ((nb / std::min<size_t>(kSegment, nb) + kGroup - 1) / kGroup);
+  Xyzz* group_buf[2] = {ws.segments[0].get<Xyzz>(first_groups), ws.segments[1].get<Xyzz>(first_groups)};
+  std::vector<std::vector<Xyzz>> level_sums;
+  std::vector<unsigned> level_m;
+  std::vector<Xyzz> window_totals(windows + 1);  // sum_j B_w[j]; the last entry the ones
+  const Xyzz* in = buckets;
+  for (size_t n = nb;;) {
+    const unsigned mm = unsigned(std::min<size_t>(kSegment, n));
+    const size_t segs = n / mm;
+    Xyzz* h = next;
+    Xyzz* r = next + windows * segs;
+    next += 2 * windows * segs;
+    weigh_segments<Curve><<<blocks_for(windows * segs), kThreads, 0, stream>>>(in, windows, n, mm, h, r);
+    check_launch("weigh_segments");
+    const Xyzz* sum_in = h;
+    for (size_t left = segs, flip = 0; left > 1; flip ^= 1) {
+      const size_t out_segs = (left + kGroup - 1) / kGroup;
+      sum_groups<Curve>
+          <<<blocks_for(windows * out_segs), kThreads, 0, stream>>>(sum_in, windows, left, kGroup, group_buf[flip]);
+      check_launch("sum_groups");
+      sum_in = group_buf[flip];
+      left = out_segs;
+    }
+    level_sums.emplace_back(windows);
+    level_m.push_back(mm);
+    check(cudaMemcpyAsync(level_sums.back().data(), sum_in, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+          "download");
+    if (segs == 1) {
+      check(cudaMemcpyAsync(window_totals.data(), r, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+            "download");
+      break;
+    }
+    in = r;
+    n = segs;
+  }
+  check(cudaMemcpyAsync(&window_totals[windows], buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+        "download");
+  phases.mark("reduce");
+  check(cudaStreamSynchronize(stream), "MSM");
+  phases.print(count, c);
+
+  // F_w from the levels (H = S_0 + m_0 (S_1 + m_1 (...))), then sum_w 2^(w c) F_w by Horner's rule,
+  // plus the ones.
+  Jacobian acc = Jacobian::infinity();
+  for (unsigned w = windows; w-- > 0;) {
+    for (unsigned i = 0; i < c; i++) acc = acc.dbl();
+    Jacobian h = Jacobian::infinity();
+    for (size_t k = level_sums.size(); k-- > 0;) {
+      for (unsigned i = 1; i < level_m[k]; i <<= 1) h = h.dbl();
+      h += level_sums[k][w].to_jacobian();
+    }
+    acc += h + window_totals[w].to_jacobian();
+  }
+  return acc + window_totals[windows].to_jacobian();
+}
+
+}  // namespace
+
+int device_count(std::string* why) {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    if (why) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (n == 0 && why) *why = "no CUDA device";
+  return n;
+}
+
+unsigned gpu_window_bits(size_t n) {
+  if (n < 64) return 4;
+  // Per window: one mixed addition per pair, and about 8 pairs' worth of time per bucket (two full
+  // additions in the reduction, its partial sums and memory), as measured on an H200.
+  unsigned best = 4;
+  double best_cost = 0;
+  for (unsigned c = 4; c <= 21; c++) {
+    const double cost = double((kScalarBits + c - 1) / c) * (double(n) + 8.0 * double(size_t(1) << (c - 1)));
+    if (c == 4 || cost < best_cost) {
+      best = c;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+template <class Curve>
+std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string why;
+  const int n = device_count(&why);
+  if (device < 0 || device >= n) {
+    throw std::runtime_error("GPU MSM: no CUDA device " + std::to_string(device) + (why.empty() ? "" : ": " + why));
+  }
+  DeviceScope scope(device);
+  std::shared_ptr<Bases> b(new Bases);
+  b->device_ = device;
+  b->size_ = points.size();
+  b->bytes_ = std::max<size_t>(points.size_bytes(), 1);
+  check(cudaMalloc(&b->data_, b->bytes_), "cudaMalloc of the bases");
+  if (!points.empty()) {
+    check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyHostToDevice), "bases upload");
+  }
+  b->upload_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return b;
+}
+
+template <class Curve>
+Bases<Curve>::~Bases() {
+  if (data_) {
+    int previous = 0;
+    cudaGetDevice(&previous);
+    cudaSetDevice(device_);
+    cudaFree(data_);
+    cudaSetDevice(previous);
+  }
+}
+
+template <class Curve>
+ec::JacobianPoint<Curve> msm(const Bases<Curve>& bases, size_t offset, size_t count, std::span<const Fr> host_scalars,
+                             const MsmOptions& options, MsmStats* stats) {
+  if (host_scalars.size() != count) {
+    throw std::invalid_argument("GPU MSM: " + std::to_string(host_scalars.size()) + " scalars for count " +
+                                std::to_string(count));
+  }
+  return run<Curve>(bases, offset, count, host_scalars.data(), nullptr, nullptr, options, stats);
+}
+
+template <class Curve>
+ec::JacobianPoint<Curve> msm(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* device_scalars,
+                             const MsmOptions& options, MsmStats* stats) {
+  if (count && !device_scalars) throw std::invalid_argument("GPU MSM: null device scalars");
+  return run<Curve>(bases, offset, count, nullptr, device_scalars, nullptr, options, stats);
+}
+
+template <class Curve>
+ec::JacobianPoint<Curve> msm_with_density(const Bases<Curve>& bases, size_t offset, std::span<const Fr> host_scalars,
+                                          const DensityView& density, const MsmOptions& options, MsmStats* stats) {
+  return run<Curve>(bases, offset, host_scalars.size(), host_scalars.data(), nullptr, &density, options, stats);
+}
+
+template <class Curve>
+ec::JacobianPoint<Curve> msm_with_density(const Bases<Curve>& bases, size_t offset, const Fr* device_scalars,
+                                          const DensityView& density, const MsmOptions& options, MsmStats* stats) {
+  if (density.bits && !device_scalars) throw std::invalid_argument("GPU MSM: null device scalars");
+  return run<Curve>(bases, offset, density.bits, nullptr, device_scalars, &density, options, stats);
+}
+
+#define CUZK_INSTANTIATE_GPU_MSM(Curve)                                                                           \
+  template class Bases<Curve>;                                                                                    \
+  template ec::JacobianPoint<Curve> msm<Curve>(const Bases<Curve>&, size_t, size_t, std::span<const Fr>,          \
+                                               const MsmOptions&, MsmStats*);                                     \
+  template ec::JacobianPoint<Curve> msm<Curve>(const Bases<Curve>&, size_t, size_t, const Fr*, const MsmOptions&, \
+                                               MsmStats*);                                                        \
+  template ec::JacobianPoint<Curve> msm_with_density<Curve>(const Bases<Curve>&, size_t, std::span<const Fr>,     \
+                                                            const DensityView&, const MsmOptions&, MsmStats*);    \
+  template ec::JacobianPoint<Curve> msm_with_density<Curve>(const Bases<Curve>&, size_t, const Fr*,               \
+                                                            const DensityView&, const MsmOptions&, MsmStats*);
+
+CUZK_INSTANTIATE_GPU_MSM(ec::G1Curve)
+
+}  // namespace cuzk::msm::cuda

@@ -1,0 +1,422 @@
+// GPU NTT kernels over Fr and their host driver (see ntt.hpp).
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "ntt/cuda/ntt.hpp"
+
+namespace cuzk::ntt::cuda {
+namespace {
+
+using cuzk::cuda::check;
+using cuzk::cuda::check_launch;
+
+// Shared-memory block of one radix pass: 2^11 elements (64 KiB), so a 2^27 transform takes
+// three passes over device memory (11 + 9 + 7 stages).
+constexpr unsigned kBlockLog = 11;
+// Below the lowest stage of a pass a block spans at least 2^kCoalesceLog consecutive indices
+// (more when the pass has fewer stages): 32-byte elements are full sectors; 4 make 128 bytes.
+constexpr unsigned kCoalesceLog = 2;
+constexpr unsigned kThreads = 256;
+
+// A twiddle factor, or its negation when neg: omega^-j = omega^(n - j) = -omega^(n/2 - j), so
+// one table serves both directions and the sign goes into the butterfly's subtraction.
+struct Twiddle {
+  Fr w;
+  bool neg;
+};
+
+__device__ __forceinline__ Twiddle twiddle(const Fr* tw, size_t idx, size_t half_n, bool inverse) {
+  if (!inverse) return {tw[idx], false};
+  if (idx == 0) return {Fr::one(), false};
+  return {tw[half_n - idx], true};
+}
+
+// (x - y) times the twiddle: (y - x) w when the twiddle is -w (selects, no branch).
+__device__ __forceinline__ Fr diff_times(const Fr& x, const Fr& y, const Twiddle& t) {
+  const Fr p = t.neg ? y : x, q = t.neg ? x : y;
+  return (p - q) * t.w;
+}
+
+// Stages [h_low, h_low + k) of a radix-2 transform in place. Element index bits: [0, h_low)
+// low, [h_low, h_low + k) mid, the rest high. A block holds all 2^k mid values for one high
+// value and 2^t consecutive low values, runs the k stages in shared memory and writes back.
+// kDif: decimation in frequency, stages from the top down (natural in, bit-reversed out);
+// otherwise decimation in time, bottom up (bit-reversed in, natural out).
+template <bool kDif, bool kInverse>
+requires(kDif || !kInverse)  // the inverse is always decimation in frequency
+    __global__ void __launch_bounds__(kThreads)
+        radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n, unsigned h_low, unsigned k,
+                   unsigned t, bool radix4) {
+  extern __shared__ uint4 smem_raw[];
+  Fr* sm = reinterpret_cast<Fr*>(smem_raw);
+  const unsigned elems = 1u << (k + t);
+  const unsigned chunks_log = h_low - t;
+  const size_t block = blockIdx.x;
+  const size_t high = block >> chunks_log;
+  const size_t low0 = (block & ((size_t(1) << chunks_log) - 1)) << t;
+  const unsigned low_mask = (1u << t) - 1;
+  auto global_index = [&](unsigned e) -> size_t {
+    return (high << (h_low + k)) | (size_t(e >> t) << h_low) | (low0 + (e & low_mask));
+  };
+  for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) sm[e] = a[global_index(e)];
+  __syncthreads();
+  const size_t half_n = size_t(1) << (log_n - 1);
+  // Two stages per round trip through shared memory (radix 4), one more when k is odd: the
+  // pairs run from the bottom (DIT) or the top (DIF), the single stage comes last.
+  for (unsigned step = 0; step < k;) {
+    if (radix4 && k - step >= 2) {
+      const unsigned sl = kDif ? k - 2 - step : step;  // the lower of the two stages
+      const unsigned s = h_low + sl;
+      const unsigned bit = sl + t;
+      const size_t m_mask = (size_t(1) << s) - 1;
+      for (unsigned q = threadIdx.x; q < elems / 4; q += blockDim.x) {
+        const unsigned e0 = ((q >> bit) << (bit + 2)) | (q & ((1u << bit) - 1));
+        const unsigned e1 = e0 + (1u << bit), e2 = e0 + (2u << bit), e3 = e0 + (3u << bit);
+        const size_t j = global_index(e0) & m_mask;
+        // Stage s uses omega^(j n / 2^(s+1)); stage s + 1 pairs at j and j + 2^s.
+        const Twiddle w1 = twiddle(tw, j << (log_n - 1 - s), half_n, kInverse);
+        const Twiddle w2a = twiddle(tw, j << (log_n - 2 - s), half_n, kInverse);
+        const Twiddle w2b = twiddle(tw, (j + (size_t(1) << s)) << (log_n - 2 - s), half_n, kInverse);
+        Fr x0 = sm[e0], x1 = sm[e1], x2 = sm[e2], x3 = sm[e3];
+        if constexpr (kDif) {
+          const Fr u0 = x0 + x2, u2 = diff_times(x0, x2, w2a);
+          const Fr u1 = x1 + x3, u3 = diff_times(x1, x3, w2b);
+          sm[e0] = u0 + u1;
+          sm[e1] = diff_times(u0, u1, w1);
+          sm[e2] = u2 + u3;
+          sm[e3] = diff_times(u2, u3, w1);
+        } else {
+          // Forward only (twiddles never negated).
+          const Fr y1 = x1 * w1.w, y3 = x3 * w1.w;
+          const Fr u0 = x0 + y1, u1 = x0 - y1, u2 = x2 + y3, u3 = x2 - y3;
+          const Fr v2 = u2 * w2a.w, v3 = u3 * w2b.w;
+          sm[e0] = u0 + v2;
+          sm[e2] = u0 - v2;
+          sm[e1] = u1 + v3;
+          sm[e3] = u1 - v3;
+        }
+      }
+      step += 2;
+    } else {
+      const unsigned sl = kDif ? k - 1 - step : step;
+      const unsigned s = h_low + sl;  // global stage: butterflies (i, i + 2^s)
+      const unsigned bit = sl + t;    // the same bit in the block's element index
+      const size_t m_mask = (size_t(1) << s) - 1;
+      const unsigned tw_shift = log_n - 1 - s;
+      for (unsigned b = threadIdx.x; b < elems / 2; b += blockDim.x) {
+        const unsigned e0 = ((b >> bit) << (bit + 1)) | (b & ((1u << bit) - 1));
+        const unsigned e1 = e0 | (1u << bit);
+        const size_t j = global_index(e0) & m_mask;
+        const Twiddle w = twiddle(tw, j << tw_shift, half_n, kInverse);
+        const Fr x = sm[e0], y = sm[e1];
+        if constexpr (kDif) {
+          sm[e0] = x + y;
+          sm[e1] = diff_times(x, y, w);
+        } else {
+          const Fr yw = y * w.w;
+          sm[e0] = x + yw;
+          sm[e1] = x - yw;
+        }
+      }
+      step += 1;
+    }
+    __syncthreads();
+  }
+  for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) a[global_index(e)] = sm[e];
+}
+
+// In-place bit-reversal permutation. kScale 1: every element times s; kScale 2: the element
+// that lands at index k times lo[k mod 2^L] * hi[k >> L] (fuses the inverse's scaling).
+template <int kScale>
+__global__ void bit_reverse_kernel(Fr* a, unsigned log_n, size_t n, Fr s, const Fr* lo, const Fr* hi, unsigned split) {
+  auto factor = [&](size_t k) {
+    if constexpr (kScale == 1) return s;
+    return lo[k & ((size_t(1) << split) - 1)] * hi[k >> split];
+  };
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t j = __brevll(i) >> (64 - log_n);
+    if (i < j) {
+      Fr x = a[i], y = a[j];
+      if constexpr (kScale != 0) {
+        x = x * factor(j);
+        y = y * factor(i);
+      }
+      a[i] = y;
+      a[j] = x;
+    } else if (kScale != 0 && i == j) {
+      a[i] = a[i] * factor(i);
+    }
+  }
+}
+
+// out[i] = lo[i mod 2^L] * hi[i >> L]: expands a split power table.
+__global__ void expand_powers_kernel(Fr* out, const Fr* lo, const Fr* hi, unsigned split, size_t count) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    out[i] = lo[i & ((size_t(1) << split) - 1)] * hi[i >> split];
+  }
+}
+
+__global__ void scale_by_table_kernel(Fr* a, const Fr* lo, const Fr* hi, unsigned split, unsigned log_n, size_t n,
+                                      bool bit_reversed) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t k = bit_reversed && log_n ? __brevll(i) >> (64 - log_n) : i;
+    a[i] = a[i] * (lo[k & ((size_t(1) << split) - 1)] * hi[k >> split]);
+  }
+}
+
+__global__ void scale_kernel(Fr* a, Fr s, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    a[i] = a[i] * s;
+  }
+}
+
+// a = (a b - c) / Z on the coset.
+__global__ void quotient_kernel(Fr* a, const Fr* b, const Fr* c, Fr z_inv, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    a[i] = (a[i] * b[i] - c[i]) * z_inv;
+  }
+}
+
+unsigned grid_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, size_t(1) << 20)); }
+
+// base^0 .. base^(count-1) on the host, times `scale`.
+std::vector<Fr> host_powers(const Fr& base, const Fr& start, size_t count) {
+  std::vector<Fr> out(count);
+  Fr w = start;
+  for (size_t i = 0; i < count; i++) {
+    out[i] = w;
+    w *= base;
+  }
+  return out;
+}
+
+DeviceBuffer<Fr> upload(const std::vector<Fr>& v, cudaStream_t stream) {
+  DeviceBuffer<Fr> d(v.size());
+  check(cudaMemcpyAsync(d.get(), v.data(), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, stream), "upload table");
+  return d;
+}
+
+template <bool kDif, bool kInverse>
+void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t, cudaStream_t stream) {
+  // CUZK_NTT_RADIX2=1 runs one stage per shared-memory round trip (for comparison).
+  static const bool radix4 = [] {
+    const char* v = std::getenv("CUZK_NTT_RADIX2");
+    return !(v && *v == '1');
+  }();
+  // The 64 KiB shared-memory opt-in is a per-device function attribute: set it once per device.
+  static std::atomic<uint64_t> configured{0};
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const uint64_t bit = uint64_t(1) << (unsigned(device) & 63);
+  if (!(configured.load(std::memory_order_acquire) & bit)) {
+    check(cudaFuncSetAttribute(radix_pass<kDif, kInverse>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(sizeof(Fr) << kBlockLog)),
+          "cudaFuncSetAttribute(radix_pass)");
+    configured.fetch_or(bit, std::memory_order_release);
+  }
+  const unsigned elems_log = k + t;
+  const size_t blocks = size_t(1) << (log_n - elems_log);
+  const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 2));
+  radix_pass<kDif, kInverse>
+      <<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(a, tw, log_n, h_low, k, t, radix4);
+  check_launch("radix_pass");
+}
+
+}  // namespace
+
+DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
+    : log_n_(log_n), n_(size_t(1) << log_n), stream_(stream) {
+  if (log_n > kMaxLogSize) {
+    throw std::invalid_argument("GPU NTT domain 2^" + std::to_string(log_n) + " exceeds 2^" +
+                                std::to_string(kMaxLogSize));
+  }
+  // The same constants as ntt::EvaluationDomain.
+  Fr omega = Fr::two_adic_root_of_unity();
+  for (unsigned i = log_n; i < 32; i++) omega = omega.sqr();
+  n_inv_ = Fr::from_u64(n_).inverse();
+  const Fr g = Fr::from_u64(ff::kFrMultiplicativeGenerator);
+  const Fr g_inv = g.inverse();
+  z_inv_ = (g.pow(uint64_t(n_)) - Fr::one()).inverse();
+
+  // Passes bottom up; the DIF runs them in reverse order. The first pass takes up to 11
+  // stages; the rest are shared evenly among as few passes as fit (at most 11 - 2 stages
+  // each), and each block fills its 2^11 elements with consecutive low indices (2^t), so no
+  // pass runs small blocks (2^24 was 11 + 9 + 4 stages, with 64-element blocks in the last).
+  const unsigned first = std::min(kBlockLog, log_n);
+  passes_.push_back({0, first, 0});
+  const unsigned rest = log_n - first;
+  const unsigned max_k = kBlockLog - kCoalesceLog;
+  const unsigned count = (rest + max_k - 1) / max_k;
+  for (unsigned i = 0, h = first; i < count; i++) {
+    const unsigned k = (rest - (h - first)) / (count - i);  // even split, larger passes last
+    const unsigned t = std::min(h, kBlockLog - k);
+    passes_.push_back({h, k, t});
+    h += k;
+  }
+  if (log_n == 0) passes_.clear();
+
+  split_ = (log_n + 1) / 2;
+  const size_t lo_n = size_t(1) << split_, hi_n = size_t(1) << (log_n - split_);
+  const Fr one = Fr::one();
+  auto g_lo = host_powers(g, one, lo_n);
+  auto ginv_lo = host_powers(g_inv, one, lo_n);
+  auto g_hi = host_powers(g.pow(uint64_t(lo_n)), one, hi_n);
+  auto g_hi_ninv = host_powers(g.pow(uint64_t(lo_n)), n_inv_, hi_n);
+  auto ginv_hi_ninv = host_powers(g_inv.pow(uint64_t(lo_n)), n_inv_, hi_n);
+  g_lo_ = upload(g_lo, stream_);
+  g_hi_ = upload(g_hi, stream_);
+  g_hi_ninv_ = upload(g_hi_ninv, stream_);
+  ginv_lo_ = upload(ginv_lo, stream_);
+  ginv_hi_ninv_ = upload(ginv_hi_ninv, stream_);
+  if (n_ >= 2) {
+    auto w_lo = host_powers(omega, one, lo_n);
+    auto w_hi = host_powers(omega.pow(uint64_t(lo_n)), one, hi_n);
+    auto d_lo = upload(w_lo, stream_), d_hi = upload(w_hi, stream_);
+    twiddles_ = DeviceBuffer<Fr>(n_ / 2);
+    expand_powers_kernel<<<grid_for(n_ / 2), kThreads, 0, stream_>>>(twiddles_.get(), d_lo.get(), d_hi.get(), split_,
+                                                                     n_ / 2);
+    check_launch("expand_powers");
+    // The host vectors and the small device tables die here: wait for the copies.
+    check(cudaStreamSynchronize(stream_), "twiddle table");
+  }
+  check(cudaStreamSynchronize(stream_), "domain tables");
+}
+
+size_t DeviceDomain::table_bytes() const {
+  return twiddles_.bytes() + g_lo_.bytes() + g_hi_.bytes() + g_hi_ninv_.bytes() + ginv_lo_.bytes() +
+         ginv_hi_ninv_.bytes();
+}
+
+void DeviceDomain::dit(Fr* a) const {
+  for (const Pass& p : passes_) launch_pass<false, false>(a, twiddles_.get(), log_n_, p.h_low, p.k, p.t, stream_);
+}
+
+void DeviceDomain::dif_inverse(Fr* a) const {
+  for (auto p = passes_.rbegin(); p != passes_.rend(); ++p) {
+    launch_pass<true, true>(a, twiddles_.get(), log_n_, p->h_low, p->k, p->t, stream_);
+  }
+}
+
+void DeviceDomain::bit_reverse(Fr* a) const {
+  if (n_ < 2) return;
+  bit_reverse_kernel<0><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, Fr::one(), nullptr, nullptr, 0);
+  check_launch("bit_reverse");
+}
+
+void DeviceDomain::bit_reverse_scaled(Fr* a, const Fr& s) const {
+  if (n_ < 2) return scale(a, s);
+  bit_reverse_kernel<1><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, s, nullptr, nullptr, 0);
+  check_launch("bit_reverse_scaled");
+}
+
+void DeviceDomain::bit_reverse_scaled(Fr* a, const Fr* lo, const Fr* hi) const {
+  if (n_ < 2) return scale_by_table(a, lo, hi, false);
+  bit_reverse_kernel<2><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, Fr::one(), lo, hi, split_);
+  check_launch("bit_reverse_scaled");
+}
+
+void DeviceDomain::scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const {
+  scale_by_table_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, lo, hi, split_, log_n_, n_, bit_reversed_index);
+  check_launch("scale_by_table");
+}
+
+void DeviceDomain::scale(Fr* a, const Fr& s) const {
+  scale_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, s, n_);
+  check_launch("scale");
+}
+
+void DeviceDomain::fft(Fr* a) const {
+  bit_reverse(a);
+  dit(a);
+}
+
+void DeviceDomain::ifft(Fr* a) const {
+  dif_inverse(a);
+  bit_reverse_scaled(a, n_inv_);
+}
+
+void DeviceDomain::coset_fft(Fr* a) const {
+  scale_by_table(a, g_lo_.get(), g_hi_.get(), false);
+  fft(a);
+}
+
+void DeviceDomain::icoset_fft(Fr* a) const {
+  dif_inverse(a);
+  // Coefficient k comes to index k and is scaled by g^-k / n on the way.
+  bit_reverse_scaled(a, ginv_lo_.get(), ginv_hi_ninv_.get());
+}
+
+void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {
+  for (Fr* x : {a, b, c}) {
+    // iNTT leaves coefficients bit-reversed; the coset scale (with 1/n) reads their true
+    // index, and the forward DIT takes bit-reversed input: no permutation in between.
+    dif_inverse(x);
+    scale_by_table(x, g_lo_.get(), g_hi_ninv_.get(), true);
+    dit(x);
+  }
+  quotient_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, b, c, z_inv_, n_);
+  check_launch("quotient");
+  icoset_fft(a);
+}
+
+void DeviceDomain::synchronize() const { check(cudaStreamSynchronize(stream_), "NTT"); }
+
+void transform_on_device(std::span<Fr> a, Transform kind) {
+  size_t n = a.size();
+  unsigned log_n = 0;
+  while ((size_t(1) << log_n) < n) log_n++;
+  if (n == 0 || (size_t(1) << log_n) != n) throw std::invalid_argument("GPU NTT: size must be a power of two");
+  DeviceDomain domain(log_n);
+  DeviceBuffer<Fr> d(n);
+  check(cudaMemcpy(d.get(), a.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload");
+  switch (kind) {
+    case Transform::kFft:
+      domain.fft(d.get());
+      break;
+    case Transform::kIfft:
+      domain.ifft(d.get());
+      break;
+    case Transform::kCosetFft:
+      domain.coset_fft(d.get());
+      break;
+    case Transform::kIcosetFft:
+      domain.icoset_fft(d.get());
+      break;
+  }
+  domain.synchronize();
+  check(cudaMemcpy(a.data(), d.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost), "download");
+}
+
+void h_polynomial_on_device(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
+  const size_t n = a.size();
+  unsigned log_n = 0;
+  while ((size_t(1) << log_n) < n) log_n++;
+  if (n == 0 || (size_t(1) << log_n) != n || b.size() != n || c.size() != n) {
+    throw std::invalid_argument("GPU H polynomial: a, b, c must have one power-of-two size");
+  }
+  DeviceDomain domain(log_n);
+  DeviceBuffer<Fr> da(n), db(n), dc(n);
+  check(cudaMemcpy(da.get(), a.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload a");
+  check(cudaMemcpy(db.get(), b.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload b");
+  check(cudaMemcpy(dc.get(), c.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload c");
+  domain.h_polynomial(da.get(), db.get(), dc.get());
+  domain.synchronize();
+  check(cudaMemcpy(a.data(), da.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost), "download");
+}
+
+int device_count(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (n == 0 && why) *why = "no CUDA device";
+  return n;
+}
+
+}  // namespace cuzk::ntt::cuda

@@ -1,0 +1,89 @@
+// The CUDA backend's prove_start gives the CPU backend's PendingProof for the same r and s, so
+// the proofs are byte-identical, and the verifier accepts them. Skipped cleanly (apart from the
+// no-device error check) when no CUDA device is present.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "circuits/synthetic.hpp"
+#include "groth16/backend.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "r1cs/shape.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+TEST(CudaBackendTest, NoDeviceIsAnErrorNotACrash) {
+  if (cuda_device_count() > 0) {
+    EXPECT_THROW(make_cuda_backend(cuda_device_count()), std::runtime_error);
+    GTEST_SKIP() << "a device is present; checked only the out-of-range device";
+  }
+  EXPECT_THROW(make_cuda_backend(0), std::runtime_error);
+}
+
+class CudaBackendProofTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+std::vector<Fr> public_inputs(const r1cs::Circuit& c) {
+  r1cs::TestChecker checker;
+  c.synthesize(checker);
+  return std::vector<Fr>(checker.inputs().begin() + 1, checker.inputs().end());
+}
+
+void expect_same(const PendingProof& x, const PendingProof& y) {
+  EXPECT_EQ(x.h.to_affine(), y.h.to_affine());
+  EXPECT_EQ(x.l.to_affine(), y.l.to_affine());
+  EXPECT_EQ(x.a_inputs.to_affine(), y.a_inputs.to_affine());
+  EXPECT_EQ(x.a_aux.to_affine(), y.a_aux.to_affine());
+  EXPECT_EQ(x.b_g1_inputs.to_affine(), y.b_g1_inputs.to_affine());
+  EXPECT_EQ(x.b_g1_aux.to_affine(), y.b_g1_aux.to_affine());
+}
+
+TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
+  auto rng = test::make_rng();
+  auto gpu = make_cuda_backend(0);
+  auto cpu = make_cpu_backend();
+  EXPECT_EQ(gpu->name(), "cuda:0");
+  // A power of two, and a size the domain pads (3000 -> 4096); the backend is reused.
+  for (size_t constraints : {size_t(1) << 12, size_t(3000), size_t(1) << 14}) {
+    circuits::SyntheticCircuit circuit(constraints, 8, {}, test::run_seed() + constraints);
+    const Parameters params = generate_parameters(
+        circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
+    const PreparedVerifyingKey pvk(params.vk);
+    const auto inputs = public_inputs(circuit);
+    for (int rep = 0; rep < 2; rep++) {
+      const Fr r = Fr::random(rng), s = Fr::random(rng);
+      auto pa_cpu = synthesize(circuit);
+      auto pa_gpu = synthesize(circuit);
+      const PendingProof want = cpu->prove_start(params, pa_cpu, r, s);
+      const PendingProof got = gpu->prove_start(params, pa_gpu, r, s);
+      EXPECT_TRUE(pa_gpu.a().empty() && pa_gpu.b().empty() && pa_gpu.c().empty()) << "a/b/c not released";
+      expect_same(got, want);
+      const Proof p_cpu = prove_finish(params, pa_cpu, want);
+      const Proof p_gpu = prove_finish(params, pa_gpu, got);
+      EXPECT_EQ(encode_proof(p_gpu), encode_proof(p_cpu)) << constraints << " constraints";
+      EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs)) << constraints << " constraints";
+    }
+    gpu->release_parameters(params);
+  }
+  EXPECT_EQ(gpu->resident_bytes(), 0u);
+}
+
+TEST_F(CudaBackendProofTest, MismatchedParametersAreRejected) {
+  auto rng = test::make_rng();
+  circuits::SyntheticCircuit small(1 << 10, 8, {}, 1), large(1 << 11, 8, {}, 1);
+  const Parameters params =
+      generate_parameters(small, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
+  auto pa = synthesize(large);
+  EXPECT_THROW(make_cuda_backend(0)->prove_start(params, pa, Fr::one(), Fr::one()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cuzk::groth16

@@ -1,0 +1,174 @@
+// The GPU MSM gives the same point as the CPU msm (compared in affine form) on fresh random
+// inputs: empty, tiny, non-power-of-two and mid sizes; all-zero, all-one, 0/1-heavy, small and
+// repeated scalars (long buckets); offsets into the resident bases; density masks; scalars
+// already on the device; every window width class. Skipped cleanly when no CUDA device is present.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "ec/random_points.hpp"
+#include "msm/cuda/msm.hpp"
+#include "msm/pippenger.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::msm {
+namespace {
+
+using ec::G1Affine;
+using ec::G1Curve;
+
+constexpr size_t kResident = 70000;  // resident bases shared by the tests (a non-power of two)
+
+class MsmGpuTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string why;
+    if (cuda::device_count(&why) == 0) return;
+    auto rng = test::make_rng();
+    host_bases_ = new std::vector<G1Affine>(ec::pseudo_random_subgroup_points<G1Curve>(kResident, rng));
+    (*host_bases_)[17] = G1Affine::infinity();  // infinity bases contribute nothing
+    bases_ = new std::shared_ptr<cuda::G1Bases>(cuda::G1Bases::upload(0, *host_bases_));
+  }
+  static void TearDownTestSuite() {
+    delete bases_;
+    delete host_bases_;
+    bases_ = nullptr;
+    host_bases_ = nullptr;
+  }
+  void SetUp() override {
+    std::string why;
+    if (cuda::device_count(&why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
+  }
+
+  static std::span<const G1Affine> host(size_t offset, size_t n) {
+    return std::span<const G1Affine>(*host_bases_).subspan(offset, n);
+  }
+  static const cuda::G1Bases& bases() { return **bases_; }
+
+  // GPU (host and device scalars) against the CPU for bases [offset, offset + n).
+  static void expect_same(size_t offset, const std::vector<Fr>& scalars, const std::string& what,
+                          const MsmOptions& options = {}) {
+    const size_t n = scalars.size();
+    const auto want = msm::msm<G1Curve>(host(offset, n), scalars).to_affine();
+    MsmStats stats;
+    const auto got = cuda::msm<G1Curve>(bases(), offset, n, std::span<const Fr>(scalars), options, &stats);
+    EXPECT_EQ(got.to_affine(), want) << what << ", n = " << n << ", offset = " << offset
+                                     << ", window = " << stats.window_bits;
+    EXPECT_EQ(stats.terms, n);
+    EXPECT_EQ(stats.zeros + stats.ones + stats.bucketed, n);
+    Fr* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    const auto got_device = cuda::msm<G1Curve>(bases(), offset, n, d, options);
+    cudaFree(d);
+    EXPECT_EQ(got_device.to_affine(), want) << what << " (device scalars), n = " << n;
+  }
+
+  static std::vector<G1Affine>* host_bases_;
+  static std::shared_ptr<cuda::G1Bases>* bases_;
+};
+
+std::vector<G1Affine>* MsmGpuTest::host_bases_ = nullptr;
+std::shared_ptr<cuda::G1Bases>* MsmGpuTest::bases_ = nullptr;
+
+std::vector<Fr> random_scalars(size_t n, std::mt19937_64& rng) {
+  std::vector<Fr> s(n);
+  for (auto& x : s) x = Fr::random(rng);
+  return s;
+}
+
+TEST_F(MsmGpuTest, UploadKeepsSizeAndBytes) {
+  EXPECT_EQ(bases().size(), kResident);
+  EXPECT_EQ(bases().device_bytes(), kResident * sizeof(G1Affine));
+  EXPECT_EQ(bases().device(), 0);
+}
+
+TEST_F(MsmGpuTest, RandomScalarsMatchCpu) {
+  auto rng = test::make_rng();
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(7), size_t(100), size_t(1000), size_t(4097), size_t(65536),
+                   kResident}) {
+    expect_same(0, random_scalars(n, rng), "random");
+  }
+  expect_same(12345, random_scalars(3001, rng), "offset");
+}
+
+TEST_F(MsmGpuTest, ZeroOneAndRepeatedScalars) {
+  auto rng = test::make_rng();
+  for (size_t n : {size_t(1), size_t(33), size_t(5000), size_t(65537)}) {
+    expect_same(0, std::vector<Fr>(n, Fr::zero()), "all zero");
+    expect_same(3, std::vector<Fr>(n, Fr::one()), "all one");
+    expect_same(0, std::vector<Fr>(n, -Fr::one()), "all minus one");
+    expect_same(0, std::vector<Fr>(n, Fr::random(rng)), "one repeated scalar (one long bucket per window)");
+    std::vector<Fr> mixed(n), small(n);
+    for (size_t i = 0; i < n; i++) {
+      const uint64_t r = rng() % 8;
+      mixed[i] = r < 3 ? Fr::zero() : r < 6 ? Fr::one() : Fr::random(rng);
+      small[i] = Fr::from_u64(rng() % 5);
+    }
+    expect_same(0, mixed, "PoRep-like 0/1 mix");
+    expect_same(0, small, "small scalars");
+  }
+  // Without the 0/1 split the ones go through the buckets too.
+  std::vector<Fr> mixed(3000);
+  for (auto& x : mixed) x = rng() % 2 ? Fr::one() : Fr::random(rng);
+  expect_same(0, mixed, "no split", MsmOptions{0, false});
+}
+
+TEST_F(MsmGpuTest, EveryWindowClass) {
+  auto rng = test::make_rng();
+  const auto s = random_scalars(20000, rng);
+  for (unsigned c : {2u, 3u, 5u, 8u, 11u, 13u, 16u, 19u}) expect_same(7, s, "window", MsmOptions{c, true});
+}
+
+TEST_F(MsmGpuTest, DensityMatchesCpu) {
+  auto rng = test::make_rng();
+  for (size_t n : {size_t(0), size_t(1), size_t(130), size_t(50000), size_t(200000)}) {
+    for (unsigned percent : {0u, 25u, 100u}) {
+      std::vector<uint64_t> words((n + 63) / 64, 0);
+      for (size_t i = 0; i < n; i++) {
+        if (rng() % 100 < percent) words[i / 64] |= uint64_t(1) << (i % 64);
+      }
+      DensityView density{words, n};
+      const size_t ones = density.count_ones();
+      if (ones > kResident) continue;
+      std::vector<Fr> scalars(n);
+      for (auto& x : scalars) {
+        const uint64_t r = rng() % 4;
+        x = r == 0 ? Fr::zero() : r == 1 ? Fr::one() : Fr::random(rng);
+      }
+      const size_t offset = kResident - ones;  // the density's bases end at the last resident one
+      const auto want = msm_with_density<G1Curve>(host(offset, ones), scalars, density).to_affine();
+      const auto got = cuda::msm_with_density<G1Curve>(bases(), offset, std::span<const Fr>(scalars), density);
+      EXPECT_EQ(got.to_affine(), want) << "n = " << n << ", density " << percent << "%";
+      Fr* d = nullptr;
+      ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+      const auto got_device = cuda::msm_with_density<G1Curve>(bases(), offset, d, density);
+      cudaFree(d);
+      EXPECT_EQ(got_device.to_affine(), want) << "device scalars, n = " << n << ", density " << percent << "%";
+    }
+  }
+}
+
+TEST_F(MsmGpuTest, LargeRandomMatchesCpu) {
+  auto rng = test::make_rng();
+  const size_t n = size_t(1) << 20;
+  auto host_bases = ec::pseudo_random_subgroup_points<G1Curve>(n, rng);
+  auto big = cuda::G1Bases::upload(0, host_bases);
+  const auto scalars = random_scalars(n - 3, rng);
+  const auto want = msm::msm<G1Curve>(std::span<const G1Affine>(host_bases).subspan(3), scalars).to_affine();
+  EXPECT_EQ(cuda::msm<G1Curve>(*big, 3, n - 3, std::span<const Fr>(scalars)).to_affine(), want);
+}
+
+TEST_F(MsmGpuTest, BadArgumentsThrow) {
+  std::vector<Fr> s(10, Fr::one());
+  EXPECT_THROW(cuda::msm<G1Curve>(bases(), kResident - 5, 10, std::span<const Fr>(s)), std::invalid_argument);
+  EXPECT_THROW(cuda::msm<G1Curve>(bases(), 0, 9, std::span<const Fr>(s)), std::invalid_argument);
+  EXPECT_THROW(cuda::G1Bases::upload(1000, host(0, 4)), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace cuzk::msm

@@ -1,0 +1,42 @@
+// Everything cuzk-daemon can be told: the engine's settings plus the daemon's own. Filled from
+// the TOML file (config_file.hpp), then from the command line, which wins.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/config.hpp"
+
+namespace cuzk::server {
+
+// What SIGTERM/SIGINT does to the proofs in flight.
+enum class ShutdownMode {
+  kFinish,  // finish every accepted proof (up to shutdown_timeout_seconds), then exit
+  kCancel,  // cancel them and exit at once
+};
+std::string_view shutdown_mode_name(ShutdownMode m);
+// Throws std::invalid_argument naming the valid modes.
+ShutdownMode parse_shutdown_mode(std::string_view name);
+
+struct DaemonConfig {
+  engine::EngineConfig engine;
+  std::string listen;         // empty: default_address() (a unix socket)
+  std::string status_listen;  // HTTP /status and /metrics, host:port; empty: off
+  // Largest gRPC message accepted; Filecoin C1 outputs are ~51 MB.
+  uint64_t max_request_bytes = uint64_t(64) << 20;
+  // Jobs accepted and not yet ended; beyond it SubmitProof/Prove answer RESOURCE_EXHAUSTED.
+  size_t max_queued_jobs = 1024;
+  ShutdownMode shutdown_mode = ShutdownMode::kFinish;
+  // In finish mode, what is still running after this long is cancelled (0: wait forever).
+  double shutdown_timeout_seconds = 600;
+  // Results that nobody awaited are dropped this long after the job ended.
+  double result_ttl_seconds = 3600;
+  // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread).
+  unsigned max_rpc_threads = 256;
+  std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
+  std::string log_file;            // empty: stderr only
+};
+
+}  // namespace cuzk::server

@@ -7,6 +7,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev
   clang-format
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
 )
 
 missing=()

@@ -86,7 +86,9 @@ DaemonProcess::DaemonProcess(std::vector<std::string> extra_args) {
                                    "--backend",
                                    "cpu",
                                    "--cpu-threads",
-                                   "2"};
+                                   "2",
+                                   "--log-level",
+                                   "debug"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   pid_ = spawn(argv, dir_ + "/daemon.log", -1);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

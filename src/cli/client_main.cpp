@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   }
   if (job.demo) job.constraints = uint64_t(1) << 16, job.public_inputs = 8, job.seed = 1, job.partitions = 1;
   options.json = json;
+  job.out = out;
 
   install_interrupt_handler();
   Client client(options);

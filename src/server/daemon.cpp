@@ -150,10 +150,13 @@ void Daemon::run() {
   }
   if (cancel) spdlog::info("shutting down: cancelling {} proof(s) in flight", engine->snapshot().jobs_active);
   engine->shutdown(cancel);
-  // 3. Waiting calls see their jobs ended and return; give them a moment, then cut them off.
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  // 3. Waiting calls see their jobs ended and return within a wait slice; after 2 s the rest are
+  // cut off (this also bounds the wait for idle client connections to acknowledge the close).
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server->Wait();
+  spdlog::debug("gRPC server stopped");
   if (http) http->stop();
+  spdlog::debug("HTTP status port stopped");
   if (addr.is_unix) {
     struct stat st {};
     if (lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) unlink(addr.path.c_str());

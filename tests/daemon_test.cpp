@@ -447,6 +447,79 @@ TEST(DaemonTest, SigtermInCancelModeCancelsWork) {
   EXPECT_NE(d.log().find("cancelling"), std::string::npos) << d.log();
 }
 
+TEST(DaemonTest, DrainingRefusesNewProofsAndASecondSignalCancels) {
+  DaemonProcess d({"--synthesis-workers", "1", "--shutdown", "finish"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 32, "long"), &sub).ok());
+  kill(d.pid(), SIGTERM);
+  // Draining: status still answers, new proofs get UNAVAILABLE, /healthz says 503.
+  bool saw_draining = false;
+  for (int i = 0; i < 200 && !saw_draining; ++i) {
+    v1::GetStatusResponse st;
+    auto ctx = ctx_with_deadline();
+    saw_draining = stub->GetStatus(ctx.get(), v1::GetStatusRequest(), &st).ok() && st.draining();
+    if (!saw_draining) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(saw_draining);
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(c2.get(), synthetic_request(1024), &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  int code = 0;
+  d.http_get("/healthz", &code);
+  EXPECT_EQ(code, 503);
+  // The second signal cancels the long job instead of finishing it.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(d.stop(SIGINT), 0) << d.log();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_NE(d.log().find("cancelling"), std::string::npos) << d.log();
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
+}
+
+TEST(DaemonTest, MaxQueuedJobsAnswersResourceExhausted) {
+  DaemonProcess d({"--synthesis-workers", "1", "--max-queued-jobs", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 4, "first"), &sub).ok());
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(c2.get(), synthetic_request(1024, 1, "second"), &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("max_queued_jobs"), std::string::npos) << s.error_message();
+  // Once the first has ended there is room again.
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("first");
+  v1::ProofResult r;
+  auto c3 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c3.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, ConfigFileWithFlagsOverriding) {
+  char tmpl[] = "/tmp/cuzk-config-test-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string file = dir + "/cuzk.toml";
+  std::ofstream(file) << "[daemon]\nmax_queued_jobs = 3\nshutdown = \"cancel\"\n[engine]\nbudget = \"8GiB\"\n"
+                         "policy = \"budget\"\n";
+  std::string text;
+  ASSERT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", file, "--budget", "2GiB", "--print-config"}, &text),
+            0);
+  EXPECT_NE(text.find("max_queued_jobs = 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("shutdown = 'cancel'"), std::string::npos) << text;
+  EXPECT_NE(text.find("budget = 2147483648"), std::string::npos) << text;  // the flag wins
+
+  std::ofstream(file) << "[engine]\nbudjet = 5\n";
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", file, "--print-config"}), 1);
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", dir + "/missing.toml"}), 1);
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--budget", "lots"}), 1);
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--listen", "nowhere"}), 1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DaemonTest, RefusesToTakeOverALiveSocket) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());

@@ -35,6 +35,22 @@ struct ProveBenchArgs {
   uint64_t seed = 1;
 };
 
+struct PipelineBenchArgs {
+  std::string backend = "auto";
+  unsigned jobs = 4, partitions = 4;
+  size_t constraints = size_t(1) << 16;
+  size_t public_inputs = 8;
+  std::string policy = "all";
+  std::vector<unsigned> workers = {2};
+  uint64_t budget_mib = 0;  // 0: auto (MemTotal minus 5 GiB)
+  std::string params_dir = "params-cache";
+  std::string timeline;
+  bool log_events = false;
+  bool verify = true;
+  uint64_t seed = 1;
+};
+
+int run_pipeline_bench(const PipelineBenchArgs& args);
 int run_setup_bench(const ProveBenchArgs& args);
 int run_prove_bench(const ProveBenchArgs& args);
 int run_verify_bench(const ProveBenchArgs& args);

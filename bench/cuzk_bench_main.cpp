@@ -75,6 +75,29 @@ int main(int argc, char** argv) {
   auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
   add_prove_options(verify_cmd);
 
+  cuzk::bench::PipelineBenchArgs pipe;
+  auto* pipe_cmd = app.add_subcommand("pipeline", "the engine end to end on synthetic jobs, one row per policy");
+  pipe_cmd->add_option("--backend", pipe.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  pipe_cmd->add_option("--jobs", pipe.jobs, "jobs submitted at once")->check(CLI::PositiveNumber);
+  pipe_cmd->add_option("--partitions", pipe.partitions, "partitions per job")->check(CLI::PositiveNumber);
+  pipe_cmd->add_option("--constraints", pipe.constraints, "constraints per partition")
+      ->check(CLI::Range(size_t(32), size_t(1) << 27));
+  pipe_cmd->add_option("--inputs", pipe.public_inputs, "public inputs per partition");
+  pipe_cmd
+      ->add_option("--policy", pipe.policy,
+                   "budget, semaphore-release-after-synth, semaphore-hold-until-delivered, channel-capacity-workers "
+                   "or all")
+      ->check(CLI::IsMember({"all", "budget", "semaphore-release-after-synth", "semaphore-hold-until-delivered",
+                             "channel-capacity-workers"}));
+  pipe_cmd->add_option("--workers", pipe.workers, "synthesis worker counts to run with")->delimiter(',');
+  pipe_cmd->add_option("--budget-mib", pipe.budget_mib, "host-memory budget in MiB (0: MemTotal minus 5 GiB)");
+  pipe_cmd->add_option("--params-dir", pipe.params_dir, "where parameters are cached");
+  pipe_cmd->add_option("--timeline", pipe.timeline,
+                       "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");
+  pipe_cmd->add_flag("--log-events", pipe.log_events, "log one line per buffer-tracker event");
+  pipe_cmd->add_flag("!--no-verify", pipe.verify, "skip verifying proofs before they are returned");
+  pipe_cmd->add_option("--seed", pipe.seed, "circuit seed");
+
   CLI11_PARSE(app, argc, argv);
   std::optional<tbb::global_control> limit;
   if (prove.threads) limit.emplace(tbb::global_control::max_allowed_parallelism, prove.threads);
@@ -91,5 +114,6 @@ int main(int argc, char** argv) {
     return cuzk::bench::run_msm_bench(msm);
   }
   if (*ntt_cmd) return cuzk::bench::run_ntt_bench(ntt);
+  if (*pipe_cmd) return cuzk::bench::run_pipeline_bench(pipe);
   return 0;
 }

@@ -6,9 +6,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev
+  libspdlog-dev libfmt-dev nlohmann-json3-dev
   clang-format
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
+  libtomlplusplus-dev libcpp-httplib-dev
 )
 
 missing=()

@@ -75,7 +75,7 @@ Step make_step(uint64_t seed, size_t i, const SyntheticProfile& p, const std::ve
 }  // namespace
 
 SyntheticCircuit::SyntheticCircuit(size_t constraints, size_t public_inputs, SyntheticProfile profile, uint64_t seed)
-    : constraints_(constraints), inputs_(public_inputs), body_(0), profile_(profile), seed_(seed) {
+    : constraints_(constraints), inputs_(public_inputs), body_(0), profile_(profile), seed_(seed), witness_seed_(seed) {
   const auto in01 = [](double x) { return x >= 0 && x <= 1; };
   if (!in01(profile.a_density) || !in01(profile.b_density) || !in01(profile.zero_one_share) ||
       profile.zero_one_share < profile.b_density || profile.b_density + (1 - profile.a_density) > 1) {
@@ -106,7 +106,7 @@ void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
       switch (s.kind) {
         case Kind::kBit:
           is_bit[i] = 1;
-          value[i] = Fr::from_u64(mix64(seed_ + 0x5bd1e995 * (i + 1)) & 1);
+          value[i] = Fr::from_u64(mix64(witness_seed_ + 0x5bd1e995 * (i + 1)) & 1);
           break;
         case Kind::kCopy:
           value[i] = value[s.src[0]];

@@ -33,6 +33,11 @@ class SyntheticCircuit final : public r1cs::Circuit {
 
   void synthesize(r1cs::ConstraintSystem& cs) const override;
 
+  // The free bits' values come from this seed (default: the shape seed), so that many
+  // instances share one shape, and so one parameter set, with different witnesses: the
+  // partitions of one job.
+  void set_witness_seed(uint64_t witness_seed) { witness_seed_ = witness_seed; }
+
   size_t num_constraints() const { return constraints_; }
   size_t num_public_inputs() const { return inputs_; }
   size_t num_aux() const { return body_; }
@@ -41,7 +46,7 @@ class SyntheticCircuit final : public r1cs::Circuit {
  private:
   size_t constraints_, inputs_, body_;
   SyntheticProfile profile_;
-  uint64_t seed_;
+  uint64_t seed_, witness_seed_;
 };
 
 }  // namespace cuzk::circuits

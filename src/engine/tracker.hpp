@@ -58,6 +58,10 @@ class BufferTracker {
   void enter(Stage s, const BufferBytes& bytes, const std::string& what);
   void move(Stage from, Stage to, const BufferBytes& from_bytes, const BufferBytes& to_bytes, const std::string& what);
   void leave(Stage s, const BufferBytes& bytes, const std::string& what, bool completed);
+  // Part of a partition's buffers changes stage without the partition (a/b/c released by the
+  // prover go to dealloc_pending while the partition stays on the GPU), and is later freed.
+  void move_bytes(Stage from, Stage to, const BufferBytes& bytes, const std::string& what);
+  void leave_bytes(Stage s, const BufferBytes& bytes, const std::string& what);
 
   void set_srs_bytes(int64_t host, int64_t device, const std::string& what);
   void set_pinned_pool_bytes(int64_t bytes);

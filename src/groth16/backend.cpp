@@ -6,6 +6,7 @@ namespace {
 class CpuBackend final : public ProverBackend {
  public:
   std::string name() const override { return "cpu"; }
+  bool concurrent() const override { return true; }  // stateless
   PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r, const Fr& s,
                            ProveTimings* timings) override {
     return groth16::prove_start(params, assignment, r, s, timings);

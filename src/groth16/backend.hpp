@@ -27,6 +27,9 @@ class ProverBackend {
   virtual void release_parameters(const Parameters& params) {}
   // Bytes of device memory held for resident parameters (0 on the CPU).
   virtual size_t resident_bytes() const { return 0; }
+  // Whether prove_start may run on several threads at once (several GPU workers per device);
+  // the engine serialises calls to a backend that says no.
+  virtual bool concurrent() const { return false; }
 };
 
 std::unique_ptr<ProverBackend> make_cpu_backend();

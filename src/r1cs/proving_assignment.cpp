@@ -1,5 +1,7 @@
 #include "r1cs/proving_assignment.hpp"
 
+#include <utility>
+
 namespace cuzk::r1cs {
 
 ProvingAssignment::ProvingAssignment() { alloc_input("ONE", Fr::one()); }
@@ -61,6 +63,10 @@ AssignmentBytes ProvingAssignment::bytes() const {
 }
 
 void ProvingAssignment::release_abc() {
+  if (abc_sink_) {
+    abc_sink_(std::exchange(a_, {}), std::exchange(b_, {}), std::exchange(c_, {}));
+    return;
+  }
   std::vector<Fr>().swap(a_);
   std::vector<Fr>().swap(b_);
   std::vector<Fr>().swap(c_);

@@ -2,6 +2,7 @@
 // enforced (no matrices are kept) and records which variables occur in the A and B queries.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "r1cs/constraint_system.hpp"
@@ -49,12 +50,18 @@ class ProvingAssignment final : public ConstraintSystem {
   // Frees a, b and c (after H is computed) while keeping the assignment.
   void release_abc();
 
+  // Where release_abc() hands the a/b/c vectors. By default they are freed at once; the engine
+  // passes them to its deallocation thread, so that large frees stay off the GPU worker's path.
+  using AbcSink = std::function<void(std::vector<Fr>&& a, std::vector<Fr>&& b, std::vector<Fr>&& c)>;
+  void set_abc_sink(AbcSink sink) { abc_sink_ = std::move(sink); }
+
  private:
   Fr eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const;
 
   std::vector<Fr> a_, b_, c_;
   std::vector<Fr> inputs_, aux_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
+  AbcSink abc_sink_;
 };
 
 }  // namespace cuzk::r1cs

@@ -1,0 +1,51 @@
+// The host-memory budget: partitions reserve their estimated bytes before synthesis and give
+// them back as their buffers are freed. Waiters are served first come, first served, so a
+// large partition at the head of the queue is not starved by smaller ones behind it.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+
+namespace cuzk::engine {
+
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(uint64_t total_bytes);
+
+  uint64_t total() const { return total_; }
+  uint64_t used() const;
+  uint64_t peak() const;
+
+  // Waits until bytes fit (and every earlier waiter has been served) or until give_up()
+  // returns true; give_up is checked whenever the budget changes and after wake_all().
+  // Returns whether the bytes were reserved. bytes > total() never fits: callers reject
+  // such work up front.
+  bool reserve(uint64_t bytes, const std::function<bool()>& give_up);
+  // Reserves without waiting when the bytes fit now and nobody waits.
+  bool try_reserve(uint64_t bytes);
+  // Reserves even beyond the total (parameters being loaded, unbounded policies); the excess
+  // shows in used() and makes waiters wait longer.
+  void force_reserve(uint64_t bytes);
+  void release(uint64_t bytes);
+  // Wakes every waiter to re-check give_up (after a cancellation or at shutdown).
+  void wake_all();
+  // Called after every change with (total, used), under the budget's lock: it must not call
+  // back into the budget.
+  void set_observer(std::function<void(uint64_t, uint64_t)> observer);
+
+ private:
+  void changed(std::unique_lock<std::mutex>& lock);
+
+  const uint64_t total_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  uint64_t used_ = 0, peak_ = 0;
+  uint64_t next_ticket_ = 0;
+  std::deque<uint64_t> waiting_;  // tickets, in arrival order
+  std::function<void(uint64_t, uint64_t)> observer_;
+};
+
+}  // namespace cuzk::engine

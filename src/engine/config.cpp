@@ -1,0 +1,51 @@
+#include "engine/config.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace cuzk::engine {
+
+std::string_view policy_name(Policy p) {
+  switch (p) {
+    case Policy::kBudget:
+      return "budget";
+    case Policy::kSemaphoreReleaseAfterSynth:
+      return "semaphore-release-after-synth";
+    case Policy::kSemaphoreHoldUntilDelivered:
+      return "semaphore-hold-until-delivered";
+    case Policy::kChannelCapacityWorkers:
+      return "channel-capacity-workers";
+  }
+  return "?";
+}
+
+Policy parse_policy(std::string_view name) {
+  for (Policy p : {Policy::kBudget, Policy::kSemaphoreReleaseAfterSynth, Policy::kSemaphoreHoldUntilDelivered,
+                   Policy::kChannelCapacityWorkers}) {
+    if (policy_name(p) == name) return p;
+  }
+  throw std::invalid_argument("unknown scheduling policy '" + std::string(name) +
+                              "' (budget, semaphore-release-after-synth, semaphore-hold-until-delivered, "
+                              "channel-capacity-workers)");
+}
+
+std::string_view backend_name(BackendKind b) {
+  switch (b) {
+    case BackendKind::kAuto:
+      return "auto";
+    case BackendKind::kCpu:
+      return "cpu";
+    case BackendKind::kCuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+BackendKind parse_backend(std::string_view name) {
+  for (BackendKind b : {BackendKind::kAuto, BackendKind::kCpu, BackendKind::kCuda}) {
+    if (backend_name(b) == name) return b;
+  }
+  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (auto, cpu, cuda)");
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,488 @@
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <spdlog/spdlog.h>
+
+#include "engine/engine_impl.hpp"
+#include "engine/host_memory.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+constexpr uint64_t kFr = 32;  // bytes of one field element
+
+uint64_t density_bytes(uint64_t bits) { return 8 * std::bit_ceil(std::max<uint64_t>(1, (bits + 63) / 64)); }
+
+unsigned resolve_synthesis_workers(const EngineConfig& c) {
+  if (c.synthesis_workers) return c.synthesis_workers;
+  // The budget is the real bound on memory; enough workers to overlap synthesis with proving.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp(cores / 4, 2u, 16u);
+}
+
+uint64_t resolve_budget(const EngineConfig& c) {
+  if (c.budget_bytes) return c.budget_bytes;
+  const uint64_t total = host_memory_total();
+  if (total <= c.safety_margin_bytes) {
+    throw EngineError(EngineError::Code::kFailedPrecondition,
+                      "host memory (" + std::to_string(total >> 20) + " MiB) is not above the safety margin (" +
+                          std::to_string(c.safety_margin_bytes >> 20) + " MiB): set a budget or a smaller margin");
+  }
+  return total - c.safety_margin_bytes;
+}
+
+std::string mib(uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; }
+
+}  // namespace
+
+uint64_t PartitionShape::total() const {
+  uint64_t t = 0;
+  for (int64_t b : bytes) t += uint64_t(b);
+  return t;
+}
+
+PartitionShape partition_shape(const CircuitDescription& c) {
+  // Synthetic: constraints include the 1 + inputs input constraints; the body allocates one aux
+  // per constraint (see circuits/synthetic.hpp).
+  PartitionShape s;
+  s.domain = std::bit_ceil(c.constraints);
+  s.inputs = uint64_t(c.public_inputs) + 1;
+  s.aux = c.constraints - (2 * uint64_t(c.public_inputs) + 1);
+  s.bytes[size_t(BufferClass::kAbc)] = int64_t(3 * kFr * s.domain);
+  s.bytes[size_t(BufferClass::kAux)] = int64_t(kFr * s.aux);
+  s.bytes[size_t(BufferClass::kInputs)] = int64_t(kFr * std::bit_ceil(s.inputs));
+  s.bytes[size_t(BufferClass::kDensities)] = int64_t(2 * density_bytes(s.aux) + density_bytes(s.inputs));
+  return s;
+}
+
+std::string default_param_id(const CircuitDescription& c) { return ParameterManager::synthetic_id(c); }
+
+const char* job_state_name(JobState s) {
+  switch (s) {
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kSucceeded:
+      return "succeeded";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+const std::vector<double>& Histogram::bounds() {
+  static const std::vector<double> b = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
+  return b;
+}
+
+void Histogram::observe(double seconds) {
+  const auto& b = bounds();
+  counts[std::lower_bound(b.begin(), b.end(), seconds) - b.begin()]++;
+  sum += seconds;
+  count++;
+}
+
+Engine::Impl::Impl(EngineConfig cfg)
+    : config(std::move(cfg)),
+      timeline(config.timeline_path.empty() ? nullptr : std::make_unique<Timeline>(config.timeline_path)),
+      budget(resolve_budget(config)),
+      permits(resolve_synthesis_workers(config)),
+      tracker(config.log_events, timeline.get()),
+      params(
+          config.param_cache_dir, config.allow_synthetic_setup, budget,
+          [this](const ParamSet& set) {
+            for (auto& d : devices) d->backend->release_parameters(set.params);
+          },
+          [this](int64_t host) {
+            int64_t device = 0;
+            for (auto& d : devices) device += int64_t(d->backend->resident_bytes());
+            tracker.set_srs_bytes(host, device, "parameters resident");
+          }),
+      gpu_queue(config.policy == Policy::kBudget                   ? std::max<size_t>(1, config.gpu_queue_capacity)
+                : config.policy == Policy::kChannelCapacityWorkers ? resolve_synthesis_workers(config)
+                                                                   : 1),
+      dealloc(std::make_unique<Deallocator>()) {
+  use_mmap_for_large_buffers();
+  budget.set_observer([this](uint64_t total, uint64_t used) { tracker.set_budget(int64_t(total), int64_t(used)); });
+  tracker.set_budget(int64_t(budget.total()), 0);
+}
+
+Engine::Impl::~Impl() = default;
+
+Engine::Engine(EngineConfig config) {
+  try {
+    impl_ = std::make_unique<Impl>(std::move(config));
+  } catch (const EngineError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
+  }
+  Impl& m = *impl_;
+  const auto& c = m.config;
+  // Devices: the CPU backend acts as one device when there is no GPU (or when asked).
+  BackendKind kind = c.backend;
+  if (kind == BackendKind::kAuto) kind = groth16::cuda_device_count() > 0 ? BackendKind::kCuda : BackendKind::kCpu;
+  try {
+    if (kind == BackendKind::kCuda) {
+      std::vector<int> ids = c.devices;
+      if (ids.empty()) {
+        for (int d = 0; d < groth16::cuda_device_count(); d++) ids.push_back(d);
+      }
+      if (ids.empty()) throw std::runtime_error("backend cuda: no CUDA device is present");
+      for (int id : ids) {
+        auto dev = std::make_unique<Device>();
+        dev->backend = groth16::make_cuda_backend(id);
+        m.devices.push_back(std::move(dev));
+      }
+    } else {
+      auto dev = std::make_unique<Device>();
+      dev->backend = groth16::make_cpu_backend();
+      m.devices.push_back(std::move(dev));
+    }
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
+  }
+  m.synthesis_workers = resolve_synthesis_workers(c);
+  for (unsigned i = 0; i < m.synthesis_workers; i++) m.threads.emplace_back([&m, i] { m.synthesis_loop(i); });
+  for (auto& d : m.devices) {
+    for (unsigned w = 0; w < std::max(1u, c.gpu_workers_per_device); w++, m.gpu_workers++) {
+      m.threads.emplace_back([&m, dev = d.get(), w] { m.gpu_loop(*dev, w); });
+    }
+  }
+  for (unsigned i = 0; i < std::max(1u, c.finalizer_threads); i++)
+    m.threads.emplace_back([&m, i] { m.finalizer_loop(i); });
+  std::string names;
+  for (auto& d : m.devices) names += (names.empty() ? "" : ",") + d->backend->name();
+  spdlog::info("engine: backend {}, policy {}, budget {}, {} synthesis workers, {} GPU workers, {} finalizers", names,
+               policy_name(c.policy), mib(m.budget.total()), m.synthesis_workers, m.gpu_workers,
+               std::max(1u, c.finalizer_threads));
+}
+
+Engine::~Engine() {
+  if (!impl_) return;
+  shutdown(true);
+}
+
+const EngineConfig& Engine::config() const { return impl_->config; }
+
+std::string Engine::submit(JobRequest request) {
+  Impl& m = *impl_;
+  using Code = EngineError::Code;
+  const auto& parts = request.partitions;
+  if (parts.empty()) throw EngineError(Code::kInvalidArgument, "the job has no partitions");
+  if (parts.size() > m.config.max_partitions_per_job) {
+    throw EngineError(Code::kInvalidArgument, "the job has " + std::to_string(parts.size()) +
+                                                  " partitions, more than the limit of " +
+                                                  std::to_string(m.config.max_partitions_per_job));
+  }
+  const CircuitDescription& c = parts[0];
+  if (c.kind != "synthetic") {
+    throw EngineError(Code::kInvalidArgument, "unknown circuit kind '" + c.kind + "' (supported: synthetic)");
+  }
+  const uint64_t min_constraints = 2 * uint64_t(c.public_inputs) + 3;
+  if (c.constraints < min_constraints || c.constraints > (uint64_t(1) << 32)) {
+    throw EngineError(Code::kInvalidArgument, "synthetic circuit: " + std::to_string(c.constraints) +
+                                                  " constraints is outside [" + std::to_string(min_constraints) +
+                                                  ", 2^32] for " + std::to_string(c.public_inputs) + " public inputs");
+  }
+  for (size_t i = 1; i < parts.size(); i++) {
+    if (parts[i].kind != c.kind || parts[i].constraints != c.constraints || parts[i].public_inputs != c.public_inputs ||
+        parts[i].seed != c.seed) {
+      throw EngineError(Code::kInvalidArgument, "partition " + std::to_string(i) +
+                                                    " has another circuit shape than partition 0; the partitions of a "
+                                                    "job share one parameter set");
+    }
+  }
+  const std::string expected_id = default_param_id(c);
+  if (request.param_id.empty()) request.param_id = expected_id;
+  if (request.param_id != expected_id) {
+    throw EngineError(Code::kInvalidArgument,
+                      "parameter id '" + request.param_id + "' does not match the circuit (" + expected_id + ")");
+  }
+  if (!request.request_id.empty() && !ParameterManager::valid_id(request.request_id)) {
+    throw EngineError(Code::kInvalidArgument,
+                      "request id '" + request.request_id + "' must be 1-200 letters, digits, '.', '_' or '-'");
+  }
+
+  auto job = std::make_shared<Job>();
+  job->shape = partition_shape(c);
+  // A partition that can never fit is rejected now rather than waiting forever.
+  const uint64_t params_bytes =
+      m.params.resident(request.param_id) ? 0 : uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
+  if (m.config.policy == Policy::kBudget && job->shape.total() + params_bytes > m.budget.total()) {
+    throw EngineError(Code::kFailedPrecondition,
+                      "one partition needs " + mib(job->shape.total()) + " (a/b/c " + mib(job->shape.abc()) +
+                          ") plus " + mib(params_bytes) + " of parameters, more than the whole host-memory budget of " +
+                          mib(m.budget.total()) + "; raise the budget or use smaller partitions");
+  }
+
+  const size_t partition_count = parts.size();
+  const uint64_t constraints = c.constraints;
+  std::vector<std::shared_ptr<Partition>> created;
+  {
+    std::lock_guard lock(m.mutex);
+    if (!m.accepting) throw EngineError(Code::kUnavailable, "the engine is shutting down");
+    if (m.work_queue.size() + partition_count > m.config.max_queued_partitions) {
+      throw EngineError(Code::kResourceExhausted,
+                        "the queue is full (" + std::to_string(m.work_queue.size()) + " partitions waiting, limit " +
+                            std::to_string(m.config.max_queued_partitions) + "); retry later");
+    }
+    job->seq = m.next_seq++;
+    job->id = request.request_id.empty() ? "job-" + std::to_string(job->seq) : request.request_id;
+    if (m.jobs.count(job->id))
+      throw EngineError(Code::kAlreadyExists, "request id '" + job->id + "' is already in use");
+    job->param_id = request.param_id;
+    job->request = std::move(request);  // `parts` and `c` refer to the moved-from request from here on
+    job->submitted = Clock::now();
+    job->proofs.resize(partition_count);
+    m.jobs[job->id] = job;
+    std::erase_if(m.live, [](const std::weak_ptr<Partition>& w) { return w.expired(); });
+    for (uint32_t i = 0; i < partition_count; i++) {
+      auto p = std::make_shared<Partition>();
+      p->job = job;
+      p->index = i;
+      p->key = {job->request.priority, job->seq, i};
+      p->label = job->id + "/" + std::to_string(i);
+      p->queued_at = job->submitted;
+      m.live.push_back(p);
+      created.push_back(std::move(p));
+    }
+  }
+  for (auto& p : created) m.work_queue.push_unbounded(p->key, p);
+  spdlog::info("job {}: queued, {} partition(s) of {} constraints, priority {}, parameters {}", job->id,
+               partition_count, constraints, job->request.priority, job->param_id);
+  return job->id;
+}
+
+namespace {
+
+JobResult result_of(const Job& job) {
+  JobResult r;
+  r.request_id = job.id;
+  r.state = job.state;
+  r.error = job.error;
+  r.timings = job.timings;
+  r.verified = job.state == JobState::kSucceeded && job.all_verified;
+  if (job.state == JobState::kSucceeded) {
+    for (const auto& p : job.proofs) r.proof.insert(r.proof.end(), p.begin(), p.end());
+  }
+  return r;
+}
+
+bool ended(JobState s) { return s == JobState::kSucceeded || s == JobState::kFailed || s == JobState::kCancelled; }
+
+}  // namespace
+
+std::optional<JobResult> Engine::await(const std::string& request_id, std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  std::unique_lock lock(m.mutex);
+  auto it = m.jobs.find(request_id);
+  if (it == m.jobs.end())
+    throw EngineError(EngineError::Code::kNotFound, "no job with request id '" + request_id + "'");
+  auto job = it->second;
+  if (!m.job_ended.wait_for(lock, timeout, [&] { return ended(job->state); })) return std::nullopt;
+  return result_of(*job);
+}
+
+JobResult Engine::peek(const std::string& request_id) const {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mutex);
+  auto it = m.jobs.find(request_id);
+  if (it == m.jobs.end())
+    throw EngineError(EngineError::Code::kNotFound, "no job with request id '" + request_id + "'");
+  return result_of(*it->second);
+}
+
+bool Engine::cancel(const std::string& request_id) {
+  Impl& m = *impl_;
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard lock(m.mutex);
+    auto it = m.jobs.find(request_id);
+    if (it == m.jobs.end())
+      throw EngineError(EngineError::Code::kNotFound, "no job with request id '" + request_id + "'");
+    job = it->second;
+    if (ended(job->state)) return false;
+  }
+  m.stop_job(*job, "cancelled by request", true);
+  return true;
+}
+
+void Engine::forget(const std::string& request_id) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mutex);
+  auto it = m.jobs.find(request_id);
+  if (it != m.jobs.end() && ended(it->second->state)) m.jobs.erase(it);
+}
+
+void Engine::preload_params(const std::string& param_id) {
+  if (!ParameterManager::valid_id(param_id)) {
+    throw EngineError(EngineError::Code::kInvalidArgument, "invalid parameter id '" + param_id + "'");
+  }
+  try {
+    impl_->params.acquire(param_id);
+  } catch (const std::exception& e) {
+    const bool missing = std::string_view(e.what()).find("no parameter file") != std::string_view::npos;
+    throw EngineError(missing ? EngineError::Code::kNotFound : EngineError::Code::kFailedPrecondition, e.what());
+  }
+}
+
+bool Engine::evict_params(const std::string& param_id) {
+  try {
+    return impl_->params.evict(param_id);
+  } catch (const std::logic_error& e) {
+    throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
+  }
+}
+
+void Engine::shutdown(bool cancel_in_flight) {
+  Impl& m = *impl_;
+  std::vector<std::shared_ptr<Job>> running;
+  {
+    std::lock_guard lock(m.mutex);
+    if (m.stopping) return;
+    m.accepting = false;
+    for (auto& [id, job] : m.jobs) {
+      if (!ended(job->state)) running.push_back(job);
+    }
+  }
+  if (cancel_in_flight) {
+    for (auto& job : running) m.stop_job(*job, "cancelled: the engine is shutting down", true);
+  }
+  {
+    std::unique_lock lock(m.mutex);
+    m.job_ended.wait(lock, [&] {
+      return std::all_of(running.begin(), running.end(), [](const auto& j) { return ended(j->state); });
+    });
+  }
+  m.stopping = true;
+  m.work_queue.close();
+  m.gpu_queue.close();
+  m.finalize_queue.close();
+  m.budget.wake_all();
+  m.permits.wake_all();
+  for (auto& t : m.threads) t.join();
+  m.threads.clear();
+  m.dealloc->drain();
+  spdlog::info("engine: stopped");
+}
+
+void Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) {
+  {
+    std::lock_guard lock(mutex);
+    if (ended(job.state)) return;
+    if (job.error.empty()) job.error = error;
+    if (cancelled) job.cancel_requested = true;
+    job.stop = true;
+  }
+  auto mine = [&job](const Partition& p) { return p.job.get() == &job; };
+  for (auto& p : work_queue.remove_if(mine)) retire(p, false);
+  for (auto& p : gpu_queue.remove_if(mine)) retire(p, false);
+  for (auto& p : finalize_queue.remove_if(mine)) retire(p, false);
+  budget.wake_all();
+  permits.wake_all();
+}
+
+void Engine::Impl::move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event) {
+  if (p.in_tracker) {
+    tracker.move(p.stage, to, p.tracked, bytes, event + " " + p.label);
+  } else {
+    tracker.enter(to, bytes, event + " " + p.label);
+    p.in_tracker = true;
+  }
+  p.stage = to;
+  p.tracked = bytes;
+}
+
+void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
+  p->set_where(completed ? "dealloc" : "dropping");
+  if (p->holds_permit) {
+    p->holds_permit = false;
+    permits.release(1);
+  }
+  if (p->in_tracker) move_stage(*p, Stage::kDeallocPending, p->tracked, completed ? "dealloc_pending" : "drop");
+  dealloc->post([this, p = std::move(p), completed] {
+    p->assignment.reset();  // the large free, here on the deallocation thread
+    p->params.reset();
+    if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
+    if (p->in_tracker) {
+      tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
+      p->in_tracker = false;
+    }
+    partition_ended(*p);
+  });
+}
+
+void Engine::Impl::partition_ended(Partition& p) {
+  Job& job = *p.job;
+  std::lock_guard lock(mutex);
+  job.ended_partitions++;
+  if (job.ended_partitions < job.proofs.size()) return;
+  job.timings.total = seconds_between(job.submitted, Clock::now());
+  if (job.cancel_requested) {
+    job.state = JobState::kCancelled;
+    jobs_cancelled++;
+  } else if (!job.error.empty()) {
+    job.state = JobState::kFailed;
+    jobs_failed++;
+  } else {
+    job.state = JobState::kSucceeded;
+    jobs_completed++;
+    phases["total"].observe(job.timings.total);
+  }
+  job.params.reset();
+  spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
+               job.error, job.timings.total);
+  job_ended.notify_all();
+}
+
+void Engine::Impl::observe_phase(const std::string& phase, double seconds) {
+  std::lock_guard lock(mutex);
+  phases[phase].observe(seconds);
+}
+
+void Engine::Impl::span(const std::string& track, const std::string& name, Clock::time_point a, Clock::time_point b) {
+  if (timeline) timeline->span(track, name, a, b);
+}
+
+EngineSnapshot Engine::snapshot() const {
+  const Impl& m = *impl_;
+  EngineSnapshot s;
+  for (auto& d : m.devices) s.backend += (s.backend.empty() ? "" : ",") + d->backend->name();
+  s.policy = std::string(policy_name(m.config.policy));
+  s.synthesis_workers = m.synthesis_workers;
+  s.gpu_workers = m.gpu_workers;
+  s.finalizer_threads = std::max(1u, m.config.finalizer_threads);
+  s.queued_partitions = m.work_queue.size();
+  s.gpu_queue_depth = m.gpu_queue.size();
+  s.buffers = m.tracker.snapshot();
+  for (const auto& info : m.params.list()) s.params.push_back({info.id, info.host_bytes, 0, info.in_use});
+  int64_t device_bytes = 0;
+  for (auto& d : m.devices) device_bytes += int64_t(d->backend->resident_bytes());
+  s.buffers.srs_device_bytes = device_bytes;
+  s.gpu_busy_seconds = double(m.gpu_busy_micros.load()) / 1e6;
+  s.uptime_seconds = seconds_between(m.started, Clock::now());
+  std::lock_guard lock(m.mutex);
+  for (const auto& [id, job] : m.jobs) s.jobs_active += !ended(job->state);
+  s.jobs_completed = m.jobs_completed;
+  s.jobs_failed = m.jobs_failed;
+  s.jobs_cancelled = m.jobs_cancelled;
+  s.partitions_proved = m.partitions_proved;
+  for (const char* phase : {"queue_wait", "param_load", "synthesis", "gpu", "finalize", "verify", "total"}) {
+    auto it = m.phases.find(phase);
+    s.phase_seconds.emplace_back(phase, it == m.phases.end() ? Histogram{} : it->second);
+  }
+  for (const auto& w : m.live) {
+    auto p = w.lock();
+    if (!p) continue;
+    std::lock_guard wl(p->where_mutex);
+    s.partitions.push_back({p->job->id, p->index, p->where, p->worker});
+  }
+  return s;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,210 @@
+#include "engine/param_manager.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <spdlog/spdlog.h>
+#include <stdexcept>
+
+#include "circuits/synthetic.hpp"
+#include "groth16/param_file.hpp"
+#include "groth16/setup.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+int64_t host_bytes_of(const groth16::Parameters& p) {
+  const auto g1 = int64_t(sizeof(groth16::G1Affine)), g2 = int64_t(sizeof(groth16::G2Affine));
+  return g1 * int64_t(p.h.size() + p.l.size() + p.a.size() + p.b_g1.size() + p.vk.ic.size()) +
+         g2 * int64_t(p.b_g2.size());
+}
+
+}  // namespace
+
+ParamSet::ParamSet(std::string id_, groth16::Parameters params_)
+    : id(std::move(id_)), params(std::move(params_)), pvk(params.vk), host_bytes(host_bytes_of(params)) {}
+
+ParameterManager::ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
+                                   std::function<void(const ParamSet&)> on_evict,
+                                   std::function<void(int64_t)> on_resident_change)
+    : dir_(std::move(cache_dir)),
+      allow_synthetic_setup_(allow_synthetic_setup),
+      budget_(budget),
+      on_evict_(std::move(on_evict)),
+      on_resident_change_(std::move(on_resident_change)) {}
+
+std::string ParameterManager::synthetic_id(const CircuitDescription& c) {
+  return "synthetic-" + std::to_string(c.constraints) + "-" + std::to_string(c.public_inputs) + "-seed" +
+         std::to_string(c.seed);
+}
+
+std::optional<CircuitDescription> ParameterManager::parse_synthetic_id(const std::string& id) {
+  // synthetic-<constraints>-<inputs>-seed<seed>
+  const std::string prefix = "synthetic-";
+  if (id.rfind(prefix, 0) != 0) return std::nullopt;
+  CircuitDescription c;
+  const char* p = id.data() + prefix.size();
+  const char* end = id.data() + id.size();
+  auto r1 = std::from_chars(p, end, c.constraints);
+  if (r1.ec != std::errc() || r1.ptr == end || *r1.ptr != '-') return std::nullopt;
+  auto r2 = std::from_chars(r1.ptr + 1, end, c.public_inputs);
+  if (r2.ec != std::errc() || std::string_view(r2.ptr, end - r2.ptr).rfind("-seed", 0) != 0) return std::nullopt;
+  auto r3 = std::from_chars(r2.ptr + 5, end, c.seed);
+  if (r3.ec != std::errc() || r3.ptr != end) return std::nullopt;
+  return c;
+}
+
+bool ParameterManager::valid_id(const std::string& id) {
+  if (id.empty() || id.size() > 200 || id[0] == '.') return false;
+  return std::all_of(id.begin(), id.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-';
+  });
+}
+
+std::string ParameterManager::path_of(const std::string& id) const {
+  return (std::filesystem::path(dir_) / (id + ".params")).string();
+}
+
+std::optional<int64_t> ParameterManager::expected_bytes(const std::string& id) const {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path_of(id), ec);
+  if (!ec) return int64_t(size);  // uncompressed points take as many bytes on disk as in memory
+  if (auto c = parse_synthetic_id(id)) {
+    // h: n - 1; l, a: ~aux; b_g1, b_g2: B's density (~25% of aux); ic: inputs.
+    const int64_t n = int64_t(std::bit_ceil(c->constraints));
+    const int64_t aux = int64_t(c->constraints);
+    return int64_t(sizeof(groth16::G1Affine)) * (n + 2 * aux + aux / 3) +
+           int64_t(sizeof(groth16::G2Affine)) * (aux / 3);
+  }
+  return std::nullopt;
+}
+
+std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    auto& e = entries_[id];
+    if (e.set) {
+      e.last_used = std::chrono::steady_clock::now();
+      return e.set;
+    }
+    if (!e.loading) break;
+    cv_.wait(lock);
+  }
+  entries_[id].loading = true;
+  lock.unlock();
+  std::shared_ptr<const ParamSet> set;
+  std::string error;
+  try {
+    set = load(id);
+  } catch (const std::exception& ex) {
+    error = ex.what();
+  }
+  lock.lock();
+  auto& e = entries_[id];
+  e.loading = false;
+  cv_.notify_all();
+  if (!set) {
+    entries_.erase(id);
+    throw std::runtime_error("parameters '" + id + "': " + error);
+  }
+  e.set = set;
+  e.last_used = std::chrono::steady_clock::now();
+  resident_bytes_ += set->host_bytes;
+  budget_.force_reserve(uint64_t(set->host_bytes));
+  if (on_resident_change_) on_resident_change_(resident_bytes_);
+  return set;
+}
+
+std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
+  if (!valid_id(id)) throw std::invalid_argument("invalid parameter id (use letters, digits, '.', '_', '-')");
+  const std::string path = path_of(id);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (std::filesystem::exists(path)) {
+    // Trusted cache written by cuzk or copied from Filecoin's parameter distribution: the
+    // structure and field ranges are checked, subgroup membership is not (as bellperson does).
+    auto params = groth16::ParameterFile::open(path).decode(groth16::ReadMode::kUnchecked);
+    auto set = std::make_shared<const ParamSet>(id, std::move(params));
+    spdlog::info("parameters {}: loaded {} ({:.1f} MiB) in {:.2f} s", id, path, double(set->host_bytes) / (1 << 20),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return set;
+  }
+  const auto synthetic = parse_synthetic_id(id);
+  if (!synthetic) throw std::runtime_error("no parameter file " + path);
+  if (!allow_synthetic_setup_) throw std::runtime_error("no parameter file " + path + " (synthetic setup disabled)");
+  spdlog::info("parameters {}: not cached, running the setup (random toxic waste)", id);
+  circuits::SyntheticCircuit circuit(synthetic->constraints, synthetic->public_inputs, {}, synthetic->seed);
+  auto params = groth16::generate_parameters(circuit, groth16::ToxicWaste::random());
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  try {
+    // Write to a temporary name first so a concurrent reader never sees half a file.
+    const std::string tmp = path + ".tmp";
+    groth16::write_parameters(params, tmp);
+    std::filesystem::rename(tmp, path);
+  } catch (const std::exception& ex) {
+    spdlog::warn("parameters {}: could not cache at {}: {}", id, path, ex.what());
+  }
+  auto set = std::make_shared<const ParamSet>(id, std::move(params));
+  spdlog::info("parameters {}: set up in {:.2f} s", id,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return set;
+}
+
+void ParameterManager::drop_locked(std::map<std::string, Entry>::iterator it) {
+  const auto set = it->second.set;
+  if (on_evict_) on_evict_(*set);
+  resident_bytes_ -= set->host_bytes;
+  entries_.erase(it);
+  budget_.release(uint64_t(set->host_bytes));
+  if (on_resident_change_) on_resident_change_(resident_bytes_);
+  spdlog::info("parameters {}: evicted ({:.1f} MiB)", set->id, double(set->host_bytes) / (1 << 20));
+}
+
+bool ParameterManager::evict(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || !it->second.set) return false;
+  if (it->second.set.use_count() > 1) throw std::logic_error("parameters '" + id + "' are in use by a job");
+  drop_locked(it);
+  return true;
+}
+
+int64_t ParameterManager::evict_idle_for(uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  int64_t freed = 0;
+  while (budget_.used() + bytes > budget_.total()) {
+    auto victim = entries_.end();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (!it->second.set || it->second.set.use_count() > 1) continue;
+      if (victim == entries_.end() || it->second.last_used < victim->second.last_used) victim = it;
+    }
+    if (victim == entries_.end()) break;
+    freed += victim->second.set->host_bytes;
+    drop_locked(victim);
+  }
+  return freed;
+}
+
+bool ParameterManager::resident(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(id);
+  return it != entries_.end() && it->second.set;
+}
+
+int64_t ParameterManager::resident_bytes() const {
+  std::lock_guard lock(mutex_);
+  return resident_bytes_;
+}
+
+std::vector<ParamSetInfo> ParameterManager::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ParamSetInfo> out;
+  for (const auto& [id, e] : entries_) {
+    if (e.set) out.push_back({id, e.set->host_bytes, e.set.use_count() > 1});
+  }
+  return out;
+}
+
+}  // namespace cuzk::engine

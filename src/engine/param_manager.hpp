@@ -1,0 +1,86 @@
+// The parameter (SRS) manager: loads parameter sets on demand by id from the cache directory
+// (<dir>/<id>.params, bellperson's layout), accounts their bytes against the budget, keeps them
+// resident, and evicts the least recently used idle sets under memory pressure or on request.
+// Synthetic parameter sets that are not cached are generated (random toxic waste) when allowed.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/budget.hpp"
+#include "engine/job.hpp"
+#include "groth16/parameters.hpp"
+
+namespace cuzk::engine {
+
+struct ParamSet {
+  ParamSet(std::string id, groth16::Parameters params);
+  std::string id;
+  groth16::Parameters params;
+  groth16::PreparedVerifyingKey pvk;
+  int64_t host_bytes = 0;
+};
+
+struct ParamSetInfo {
+  std::string id;
+  int64_t host_bytes = 0;
+  bool in_use = false;
+};
+
+class ParameterManager {
+ public:
+  // on_evict is called before a set is dropped (the GPU backends release its device copies).
+  ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
+                   std::function<void(const ParamSet&)> on_evict, std::function<void(int64_t)> on_resident_change);
+
+  // The resident set, loading it first when needed (one load per id at a time; others wait).
+  // Throws std::runtime_error naming the file and the problem.
+  std::shared_ptr<const ParamSet> acquire(const std::string& id);
+  // Evicts an idle set; false when not resident; throws std::logic_error when in use.
+  bool evict(const std::string& id);
+  // Evicts idle sets, least recently used first, until `bytes` more would fit the budget or
+  // none is left; returns the bytes freed.
+  int64_t evict_idle_for(uint64_t bytes);
+  // Host bytes the set would take, from its file (or its synthetic shape); nullopt if unknown.
+  std::optional<int64_t> expected_bytes(const std::string& id) const;
+  bool resident(const std::string& id) const;
+  int64_t resident_bytes() const;
+  std::vector<ParamSetInfo> list() const;
+
+  static std::string synthetic_id(const CircuitDescription& c);
+  // The circuit a synthetic parameter id stands for (nullopt for other ids).
+  static std::optional<CircuitDescription> parse_synthetic_id(const std::string& id);
+  // Ids are file names: letters, digits, '.', '_' and '-' only.
+  static bool valid_id(const std::string& id);
+
+ private:
+  struct Entry {
+    std::shared_ptr<const ParamSet> set;
+    bool loading = false;
+    std::string error;  // of the last failed load
+    std::chrono::steady_clock::time_point last_used;
+  };
+  std::string path_of(const std::string& id) const;
+  std::shared_ptr<const ParamSet> load(const std::string& id);
+  void drop_locked(std::map<std::string, Entry>::iterator it);
+
+  std::string dir_;
+  bool allow_synthetic_setup_;
+  MemoryBudget& budget_;
+  std::function<void(const ParamSet&)> on_evict_;
+  std::function<void(int64_t)> on_resident_change_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::string, Entry> entries_;
+  int64_t resident_bytes_ = 0;
+};
+
+}  // namespace cuzk::engine

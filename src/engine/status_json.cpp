@@ -1,0 +1,68 @@
+// The status document (GET /status on the daemon, `cuzk status --json`).
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.hpp"
+
+namespace cuzk::engine {
+
+std::string snapshot_to_json(const EngineSnapshot& s) {
+  using nlohmann::json;
+  const auto& b = s.buffers;
+  json stages = json::object();
+  for (size_t i = 0; i < kStageCount; i++) {
+    json classes = json::object();
+    for (size_t c = 0; c < kBufferClassCount; c++) classes[buffer_class_name(BufferClass(c))] = b.stages[i].bytes[c];
+    stages[stage_name(Stage(i))] = {
+        {"partitions", b.stages[i].partitions}, {"bytes", classes}, {"total_bytes", b.stages[i].total_bytes()}};
+  }
+  json partitions = json::array();
+  for (const auto& p : s.partitions) {
+    partitions.push_back(
+        {{"request_id", p.request_id}, {"partition", p.partition}, {"stage", p.stage}, {"worker", p.worker}});
+  }
+  json params = json::array();
+  for (const auto& p : s.params) {
+    params.push_back({{"param_id", p.param_id},
+                      {"host_bytes", p.host_bytes},
+                      {"device_bytes", p.device_bytes},
+                      {"in_use", p.in_use}});
+  }
+  json phases = json::object();
+  for (const auto& [name, h] : s.phase_seconds) phases[name] = {{"count", h.count}, {"sum_seconds", h.sum}};
+  json doc = {
+      {"backend", s.backend},
+      {"policy", s.policy},
+      {"uptime_seconds", s.uptime_seconds},
+      {"workers", {{"synthesis", s.synthesis_workers}, {"gpu", s.gpu_workers}, {"finalizer", s.finalizer_threads}}},
+      {"budget",
+       {{"total_bytes", b.budget_total},
+        {"used_bytes", b.budget_used},
+        {"free_bytes", b.budget_total - b.budget_used},
+        {"peak_used_bytes", b.peak_budget_used}}},
+      {"queue", {{"queued_partitions", s.queued_partitions}, {"gpu_queue_depth", s.gpu_queue_depth}}},
+      {"jobs",
+       {{"active", s.jobs_active},
+        {"completed", s.jobs_completed},
+        {"failed", s.jobs_failed},
+        {"cancelled", s.jobs_cancelled},
+        {"partitions_proved", s.partitions_proved}}},
+      {"buffers",
+       {{"stages", stages},
+        {"done_partitions", b.done_partitions},
+        {"tracked_bytes", b.tracked_bytes()},
+        {"peak_tracked_bytes", b.peak_tracked_bytes},
+        {"srs_host_bytes", b.srs_host_bytes},
+        {"srs_device_bytes", b.srs_device_bytes},
+        {"pinned_pool_bytes", b.pinned_pool_bytes},
+        {"rss_bytes", b.rss_bytes},
+        {"peak_rss_bytes", b.peak_rss_bytes},
+        {"idle", b.idle()}}},
+      {"partitions", partitions},
+      {"params", params},
+      {"phases", phases},
+      {"gpu_busy_seconds", s.gpu_busy_seconds},
+  };
+  return doc.dump(2);
+}
+
+}  // namespace cuzk::engine

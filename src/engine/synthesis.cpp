@@ -1,0 +1,136 @@
+// Stages 2 and 3: admission (by the memory budget, or by the policy being compared) and
+// synthesis of the partition's proving assignment on a CPU worker.
+#include <spdlog/spdlog.h>
+
+#include "circuits/synthetic.hpp"
+#include "engine/engine_impl.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+BufferBytes bytes_of(const r1cs::ProvingAssignment& pa) {
+  const auto b = pa.bytes();
+  BufferBytes out{};
+  out[size_t(BufferClass::kAbc)] = int64_t(b.a + b.b + b.c);
+  out[size_t(BufferClass::kAux)] = int64_t(b.aux);
+  out[size_t(BufferClass::kInputs)] = int64_t(b.inputs);
+  out[size_t(BufferClass::kDensities)] = int64_t(b.densities);
+  return out;
+}
+
+// Partition i of a synthetic job: one shape (and so one parameter set) for all partitions,
+// its own witness.
+std::unique_ptr<r1cs::Circuit> make_circuit(const CircuitDescription& c, uint32_t index) {
+  auto circuit = std::make_unique<circuits::SyntheticCircuit>(c.constraints, c.public_inputs,
+                                                              circuits::SyntheticProfile{}, c.seed);
+  circuit->set_witness_seed(c.seed + index);
+  return circuit;
+}
+
+}  // namespace
+
+bool Engine::Impl::admit(Partition& p) {
+  const uint64_t need = p.job->shape.total();
+  auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
+  switch (config.policy) {
+    case Policy::kBudget:
+      if (!budget.try_reserve(need)) {
+        params.evict_idle_for(need);  // idle parameter sets go before work waits
+        p.set_where("waiting_budget");
+        if (!budget.reserve(need, give_up)) return false;
+      }
+      break;
+    case Policy::kSemaphoreReleaseAfterSynth:
+    case Policy::kSemaphoreHoldUntilDelivered:
+      p.set_where("waiting_permit");
+      if (!permits.reserve(1, give_up)) return false;
+      p.holds_permit = true;
+      budget.force_reserve(need);  // accounted, not enforced: these policies ignore the budget
+      break;
+    case Policy::kChannelCapacityWorkers:
+      budget.force_reserve(need);
+      break;
+  }
+  p.reserved = need;
+  return true;
+}
+
+void Engine::Impl::synthesis_loop(unsigned worker) {
+  const std::string track = "synth-" + std::to_string(worker);
+  while (auto p = work_queue.pop()) {
+    Job& job = *p->job;
+    if (job.stop || !admit(*p)) {
+      retire(std::move(p), false);
+      continue;
+    }
+    const auto admitted = Clock::now();
+    observe_phase("queue_wait", seconds_between(p->queued_at, admitted));
+    {
+      std::lock_guard lock(mutex);
+      job.timings.queue_wait += seconds_between(p->queued_at, admitted);
+      if (job.state == JobState::kQueued) job.state = JobState::kRunning;
+    }
+    try {
+      // Parameters: loaded once per set, shared by its jobs (the first partition pays).
+      p->set_where("loading_params", track);
+      p->params = params.acquire(job.param_id);
+      const auto loaded = Clock::now();
+      {
+        std::lock_guard lock(mutex);
+        if (!job.params) job.params = p->params;
+        job.timings.param_load += seconds_between(admitted, loaded);
+      }
+      observe_phase("param_load", seconds_between(admitted, loaded));
+
+      p->set_where(stage_name(Stage::kSynthRunning), track);
+      move_stage(*p, Stage::kSynthRunning, job.shape.bytes, "synth_start");
+      const auto circuit = make_circuit(job.request.partitions[p->index], p->index);
+      p->assignment = std::make_unique<r1cs::ProvingAssignment>();
+      // Exactly the domain: prove_start pads a/b/c in place, with no reallocation.
+      p->assignment->reserve(job.shape.domain, job.shape.aux);
+      circuit->synthesize(*p->assignment);
+      p->assignment->enforce_input_constraints();
+      const auto done = Clock::now();
+      const BufferBytes actual = bytes_of(*p->assignment);
+      uint64_t actual_total = 0;
+      for (int64_t b : actual) actual_total += uint64_t(b);
+      if (actual_total > p->reserved) {  // the estimate was short: account for the truth
+        budget.force_reserve(actual_total - p->reserved);
+        p->reserved += actual_total - p->reserved;
+      }
+      move_stage(*p, Stage::kSynthDoneWaitingGpu, actual, "synth_done");
+      span(track, "synthesize " + p->label, loaded, done);
+      observe_phase("synthesis", seconds_between(loaded, done));
+      {
+        std::lock_guard lock(mutex);
+        job.timings.synthesis += seconds_between(loaded, done);
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("partition {}: synthesis failed: {}", p->label, e.what());
+      stop_job(job, "partition " + std::to_string(p->index) + ": synthesis failed: " + e.what(), false);
+      retire(std::move(p), false);
+      continue;
+    }
+    p->set_where(stage_name(Stage::kSynthDoneWaitingGpu));
+    const QueueKey key = p->key;
+    switch (config.policy) {
+      case Policy::kSemaphoreReleaseAfterSynth:
+        // The permit goes back now; the partition then waits for the one-slot GPU channel
+        // while holding its memory (the design that ran a 755 GiB host out of memory).
+        p->holds_permit = false;
+        permits.release(1);
+        gpu_queue.push_unbounded(key, std::move(p));
+        break;
+      default:
+        // Blocks while the GPU queue is full (its capacity depends on the policy); the
+        // semaphore-hold policy keeps its permit until a GPU worker takes the partition.
+        {
+          auto keep = p;
+          if (!gpu_queue.push(key, std::move(p))) retire(std::move(keep), false);
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace cuzk::engine

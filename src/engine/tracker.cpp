@@ -1,0 +1,200 @@
+#include "engine/tracker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "engine/timeline.hpp"
+
+namespace cuzk::engine {
+
+const char* stage_name(Stage s) {
+  switch (s) {
+    case Stage::kSynthRunning:
+      return "synth_running";
+    case Stage::kSynthDoneWaitingGpu:
+      return "synth_done_waiting_gpu";
+    case Stage::kOnGpu:
+      return "on_gpu";
+    case Stage::kAbcFreed:
+      return "abc_freed";
+    case Stage::kFinalizingBG2:
+      return "finalizing_b_g2";
+    case Stage::kDeallocPending:
+      return "dealloc_pending";
+    case Stage::kCount:
+      break;
+  }
+  return "?";
+}
+
+const char* buffer_class_name(BufferClass c) {
+  switch (c) {
+    case BufferClass::kAbc:
+      return "abc";
+    case BufferClass::kAux:
+      return "aux";
+    case BufferClass::kInputs:
+      return "inputs";
+    case BufferClass::kDensities:
+      return "densities";
+    case BufferClass::kCount:
+      break;
+  }
+  return "?";
+}
+
+int64_t StageCounters::total_bytes() const {
+  int64_t t = 0;
+  for (int64_t b : bytes) t += b;
+  return t;
+}
+
+int64_t TrackerSnapshot::tracked_bytes() const {
+  int64_t t = 0;
+  for (const auto& s : stages) t += s.total_bytes();
+  return t;
+}
+
+bool TrackerSnapshot::idle() const {
+  return std::all_of(stages.begin(), stages.end(), [](const StageCounters& s) {
+    return s.partitions == 0 && std::all_of(s.bytes.begin(), s.bytes.end(), [](int64_t b) { return b == 0; });
+  });
+}
+
+int64_t process_rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long long pages_total = 0, pages_resident = 0;
+  const int got = std::fscanf(f, "%lld %lld", &pages_total, &pages_resident);
+  std::fclose(f);
+  return got == 2 ? int64_t(pages_resident) * sysconf(_SC_PAGESIZE) : 0;
+}
+
+BufferTracker::BufferTracker(bool log_events, Timeline* timeline) : log_events_(log_events), timeline_(timeline) {}
+
+namespace {
+
+void add(StageCounters& c, const BufferBytes& bytes, int64_t sign) {
+  c.partitions += sign;
+  for (size_t i = 0; i < kBufferClassCount; i++) c.bytes[i] += sign * bytes[i];
+}
+
+// 12.3MiB / 1.25GiB: one log line must stay readable from 2^10 to 2^27 constraints.
+std::string human(int64_t b) {
+  char buf[32];
+  const double v = double(b);
+  if (std::abs(v) >= double(int64_t(1) << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2fGiB", v / double(int64_t(1) << 30));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1fMiB", v / double(1 << 20));
+  }
+  return buf;
+}
+
+}  // namespace
+
+void BufferTracker::enter(Stage s, const BufferBytes& bytes, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  add(s_.stages[size_t(s)], bytes, +1);
+  event_locked(what);
+}
+
+void BufferTracker::move(Stage from, Stage to, const BufferBytes& from_bytes, const BufferBytes& to_bytes,
+                         const std::string& what) {
+  std::lock_guard lock(mutex_);
+  add(s_.stages[size_t(from)], from_bytes, -1);
+  add(s_.stages[size_t(to)], to_bytes, +1);
+  event_locked(what);
+}
+
+void BufferTracker::leave(Stage s, const BufferBytes& bytes, const std::string& what, bool completed) {
+  std::lock_guard lock(mutex_);
+  add(s_.stages[size_t(s)], bytes, -1);
+  if (completed) s_.done_partitions++;
+  event_locked(what);
+}
+
+void BufferTracker::move_bytes(Stage from, Stage to, const BufferBytes& bytes, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < kBufferClassCount; i++) {
+    s_.stages[size_t(from)].bytes[i] -= bytes[i];
+    s_.stages[size_t(to)].bytes[i] += bytes[i];
+  }
+  event_locked(what);
+}
+
+void BufferTracker::leave_bytes(Stage s, const BufferBytes& bytes, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < kBufferClassCount; i++) s_.stages[size_t(s)].bytes[i] -= bytes[i];
+  event_locked(what);
+}
+
+void BufferTracker::set_srs_bytes(int64_t host, int64_t device, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  s_.srs_host_bytes = host;
+  s_.srs_device_bytes = device;
+  event_locked(what);
+}
+
+void BufferTracker::set_pinned_pool_bytes(int64_t bytes) {
+  std::lock_guard lock(mutex_);
+  s_.pinned_pool_bytes = bytes;
+}
+
+void BufferTracker::set_budget(int64_t total, int64_t used) {
+  std::lock_guard lock(mutex_);
+  s_.budget_total = total;
+  s_.budget_used = used;
+  s_.peak_budget_used = std::max(s_.peak_budget_used, used);
+}
+
+TrackerSnapshot BufferTracker::snapshot() const {
+  std::lock_guard lock(mutex_);
+  TrackerSnapshot out = s_;
+  out.rss_bytes = process_rss_bytes();
+  return out;
+}
+
+void BufferTracker::reset_peaks() {
+  std::lock_guard lock(mutex_);
+  s_.peak_tracked_bytes = s_.tracked_bytes();
+  s_.peak_waiting_gpu = s_.stages[size_t(Stage::kSynthDoneWaitingGpu)].partitions;
+  s_.peak_budget_used = s_.budget_used;
+  s_.peak_rss_bytes = process_rss_bytes();
+}
+
+void BufferTracker::event_locked(const std::string& what) {
+  s_.rss_bytes = process_rss_bytes();
+  s_.peak_tracked_bytes = std::max(s_.peak_tracked_bytes, s_.tracked_bytes());
+  s_.peak_waiting_gpu = std::max(s_.peak_waiting_gpu, s_.stages[size_t(Stage::kSynthDoneWaitingGpu)].partitions);
+  s_.peak_rss_bytes = std::max(s_.peak_rss_bytes, s_.rss_bytes);
+  if (log_events_ && spdlog::should_log(spdlog::level::info)) {
+    std::string line;
+    for (size_t i = 0; i < kStageCount; i++) {
+      const auto& c = s_.stages[i];
+      line +=
+          " " + std::string(stage_name(Stage(i))) + "=" + std::to_string(c.partitions) + "/" + human(c.total_bytes());
+    }
+    spdlog::info("{:<40} |{} done={} | srs host={} dev={} pinned={} | budget {}/{} | rss {}", what, line,
+                 s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes), human(s_.pinned_pool_bytes),
+                 human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
+  }
+  if (timeline_) {
+    for (size_t c = 0; c < kBufferClassCount; c++) {
+      std::vector<std::pair<std::string, double>> values;
+      for (size_t i = 0; i < kStageCount; i++) values.emplace_back(stage_name(Stage(i)), double(s_.stages[i].bytes[c]));
+      timeline_->counter(std::string(buffer_class_name(BufferClass(c))) + " bytes", values);
+    }
+    std::vector<std::pair<std::string, double>> parts;
+    for (size_t i = 0; i < kStageCount; i++) parts.emplace_back(stage_name(Stage(i)), double(s_.stages[i].partitions));
+    timeline_->counter("partitions", parts);
+    timeline_->counter("budget bytes", {{"used", double(s_.budget_used)}, {"total", double(s_.budget_total)}});
+    timeline_->counter("process RSS bytes", {{"rss", double(s_.rss_bytes)}});
+    timeline_->counter("srs bytes", {{"host", double(s_.srs_host_bytes)}, {"device", double(s_.srs_device_bytes)}});
+  }
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,438 @@
+// The pipelined engine on the CPU backend: jobs prove and verify; every counter and
+// reservation returns to zero after mixed runs with failures and cancellations; the budget
+// is never exceeded; ordering by priority and age; oversized jobs are rejected; freed buffers
+// leave the process.
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "circuits/synthetic.hpp"
+#include "engine/budget.hpp"
+#include "engine/engine_impl.hpp"
+#include "engine/host_memory.hpp"
+#include "engine/partition_queue.hpp"
+#include "groth16/param_file.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/verifier.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using ff::Fr;
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = std::filesystem::temp_directory_path() /
+            ("cuzk-engine-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  static inline std::atomic<int> counter_{0};
+  std::filesystem::path path_;
+};
+
+EngineConfig small_config(const std::string& cache) {
+  EngineConfig c;
+  c.budget_bytes = uint64_t(256) << 20;
+  c.backend = BackendKind::kCpu;
+  c.synthesis_workers = 2;
+  c.param_cache_dir = cache;
+  c.log_events = false;
+  return c;
+}
+
+JobRequest synthetic_job(uint64_t constraints, size_t partitions, int priority = 0, uint64_t seed = 1,
+                         std::string id = {}) {
+  JobRequest r;
+  r.request_id = std::move(id);
+  r.priority = priority;
+  CircuitDescription c;
+  c.constraints = constraints;
+  c.public_inputs = 4;
+  c.seed = seed;
+  r.partitions.assign(partitions, c);
+  return r;
+}
+
+JobResult await_end(Engine& e, const std::string& id) {
+  auto r = e.await(id, 120s);
+  EXPECT_TRUE(r.has_value()) << "job " << id << " did not end in time";
+  return r.value_or(JobResult{});
+}
+
+void expect_idle(Engine& e) {
+  const auto s = e.snapshot();
+  EXPECT_TRUE(s.buffers.idle()) << snapshot_to_json(s);
+  EXPECT_EQ(s.queued_partitions, 0u);
+  EXPECT_EQ(s.gpu_queue_depth, 0u);
+  EXPECT_EQ(s.jobs_active, 0u);
+  int64_t params = 0;
+  for (const auto& p : s.params) params += p.host_bytes;
+  // Only resident parameters hold budget once the engine is idle.
+  EXPECT_EQ(s.buffers.budget_used, params) << snapshot_to_json(s);
+}
+
+TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
+  MemoryBudget b(100);
+  EXPECT_TRUE(b.try_reserve(60));
+  EXPECT_FALSE(b.try_reserve(50));
+  std::atomic<int> order{0};
+  int first = -1, second = -1;
+  std::thread big([&] {
+    ASSERT_TRUE(b.reserve(90, nullptr));
+    first = order++;
+    b.release(90);
+  });
+  std::this_thread::sleep_for(50ms);  // the 90-byte waiter is first in line
+  std::thread small([&] {
+    ASSERT_TRUE(b.reserve(10, nullptr));  // fits now, but must wait behind the first waiter
+    second = order++;
+    b.release(10);
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(order.load(), 0);
+  b.release(60);
+  big.join();
+  small.join();
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(second, 1);
+  EXPECT_EQ(b.used(), 0u);
+
+  std::atomic<bool> give_up{false};
+  EXPECT_TRUE(b.try_reserve(100));
+  std::thread waiter([&] { EXPECT_FALSE(b.reserve(1, [&] { return give_up.load(); })); });
+  std::this_thread::sleep_for(20ms);
+  give_up = true;
+  b.wake_all();
+  waiter.join();
+  b.release(100);
+  EXPECT_EQ(b.used(), 0u);
+  EXPECT_THROW(b.release(1), std::logic_error);
+}
+
+TEST(PartitionQueueTest, OrdersByPriorityThenAgeThenIndex) {
+  PartitionQueue q;
+  // (priority, job sequence, partition index), pushed out of order.
+  const std::vector<QueueKey> keys = {{0, 2, 0}, {0, 1, 1}, {5, 3, 1}, {0, 1, 0}, {5, 3, 0}, {-1, 0, 0}};
+  for (const auto& k : keys) {
+    auto p = std::make_shared<Partition>();
+    p->key = k;
+    q.push_unbounded(k, p);
+  }
+  const std::vector<QueueKey> expected = {{5, 3, 0}, {5, 3, 1}, {0, 1, 0}, {0, 1, 1}, {0, 2, 0}, {-1, 0, 0}};
+  EXPECT_EQ(q.size(), keys.size());
+  for (const auto& e : expected) {
+    auto p = q.pop();
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(std::tuple(p->key.priority, p->key.job_seq, p->key.partition),
+              std::tuple(e.priority, e.job_seq, e.partition));
+  }
+  // A bounded queue makes the producer wait; close() releases it.
+  PartitionQueue bounded(1);
+  EXPECT_TRUE(bounded.push({}, std::make_shared<Partition>()));
+  std::thread producer([&] { EXPECT_FALSE(bounded.push({}, std::make_shared<Partition>())); });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(bounded.size(), 1u);
+  bounded.close();
+  producer.join();
+  EXPECT_EQ(bounded.pop(), nullptr);
+}
+
+TEST(EngineTest, ProvesAndVerifiesMultiPartitionJob) {
+  TempDir dir;
+  Engine engine(small_config(dir.str()));
+  const std::string id = engine.submit(synthetic_job(1 << 10, 3, 0, 7, "porep-1"));
+  EXPECT_EQ(id, "porep-1");
+  const JobResult r = await_end(engine, id);
+  ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_TRUE(r.verified);
+  ASSERT_EQ(r.proof.size(), 3 * groth16::kProofBytes);
+  EXPECT_GT(r.timings.total, 0);
+  EXPECT_GT(r.timings.synthesis, 0);
+  EXPECT_GT(r.timings.gpu, 0);
+
+  // The proofs verify with the cached parameters' key, and each partition has its own witness.
+  const auto proofs = groth16::decode_proofs(r.proof);
+  ASSERT_EQ(proofs.size(), 3u);
+  EXPECT_NE(proofs[0], proofs[1]);
+  const auto vk = groth16::ParameterFile::open(dir.str() + "/synthetic-1024-4-seed7.params")
+                      .decode_verifying_key(groth16::ReadMode::kChecked);
+  const groth16::PreparedVerifyingKey pvk(vk);
+  for (uint32_t i = 0; i < 3; i++) {
+    circuits::SyntheticCircuit c(1 << 10, 4, {}, 7);
+    c.set_witness_seed(7 + i);
+    const auto pa = groth16::synthesize(c);
+    std::vector<Fr> inputs(pa.inputs().begin() + 1, pa.inputs().end());
+    EXPECT_TRUE(groth16::verify_proof(pvk, proofs[i], inputs)) << "partition " << i;
+    if (!inputs.empty()) inputs[0] += Fr::one();
+    EXPECT_FALSE(groth16::verify_proof(pvk, proofs[i], inputs)) << "partition " << i;
+  }
+  expect_idle(engine);
+  EXPECT_EQ(engine.snapshot().partitions_proved, 3u);
+  EXPECT_THROW(engine.submit(synthetic_job(1 << 10, 1, 0, 7, "porep-1")), EngineError);  // id in use
+  engine.forget(id);
+  EXPECT_THROW(engine.peek(id), EngineError);
+}
+
+TEST(EngineTest, RejectsBadRequestsWithClearErrors) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  cfg.budget_bytes = uint64_t(4) << 20;
+  cfg.max_partitions_per_job = 4;
+  Engine engine(cfg);
+  auto code_of = [&](JobRequest r) {
+    try {
+      engine.submit(std::move(r));
+    } catch (const EngineError& e) {
+      EXPECT_GT(std::string(e.what()).size(), 10u);
+      return e.code();
+    }
+    ADD_FAILURE() << "accepted";
+    return EngineError::Code::kUnavailable;
+  };
+  using Code = EngineError::Code;
+  // 2^16 constraints need ~8 MiB of a/b/c alone: more than the whole 4 MiB budget.
+  try {
+    engine.submit(synthetic_job(1 << 16, 1));
+    ADD_FAILURE() << "accepted";
+  } catch (const EngineError& e) {
+    EXPECT_EQ(e.code(), Code::kFailedPrecondition);
+    EXPECT_NE(std::string(e.what()).find("more than the whole host-memory budget"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(code_of(synthetic_job(1 << 10, 0)), Code::kInvalidArgument);
+  EXPECT_EQ(code_of(synthetic_job(1 << 10, 5)), Code::kInvalidArgument);
+  EXPECT_EQ(code_of(synthetic_job(5, 1)), Code::kInvalidArgument);
+  auto unknown = synthetic_job(1 << 10, 1);
+  unknown.partitions[0].kind = "porep-32g";
+  EXPECT_EQ(code_of(unknown), Code::kInvalidArgument);
+  auto mixed = synthetic_job(1 << 10, 2);
+  mixed.partitions[1].constraints = 1 << 11;
+  EXPECT_EQ(code_of(mixed), Code::kInvalidArgument);
+  auto wrong_params = synthetic_job(1 << 10, 1);
+  wrong_params.param_id = "synthetic-2048-4-seed1";
+  EXPECT_EQ(code_of(wrong_params), Code::kInvalidArgument);
+  auto bad_id = synthetic_job(1 << 10, 1);
+  bad_id.request_id = "../etc/passwd";
+  EXPECT_EQ(code_of(bad_id), Code::kInvalidArgument);
+  EXPECT_THROW(engine.await("nope", 1ms), EngineError);
+  EXPECT_THROW(engine.cancel("nope"), EngineError);
+  EXPECT_THROW(engine.preload_params("../x"), EngineError);
+  expect_idle(engine);
+}
+
+TEST(EngineTest, MixedRunReturnsEveryCounterToZero) {
+  TempDir dir;
+  // A corrupt parameter file makes the jobs that need it fail (with the file's error).
+  {
+    std::ofstream f(dir.str() + "/synthetic-1024-4-seed99.params", std::ios::binary);
+    f << "not a parameter file";
+  }
+  Engine engine(small_config(dir.str()));
+  std::vector<std::string> ok, failing, cancelled;
+  for (int i = 0; i < 3; i++) ok.push_back(engine.submit(synthetic_job(1 << 10, 2, 0, 3)));
+  failing.push_back(engine.submit(synthetic_job(1 << 10, 2, 0, 99)));
+  for (int i = 0; i < 2; i++) cancelled.push_back(engine.submit(synthetic_job(1 << 12, 4, 0, 5)));
+  for (const auto& id : cancelled) engine.cancel(id);
+  ok.push_back(engine.submit(synthetic_job(1 << 10, 1, 0, 3)));
+
+  for (const auto& id : ok) {
+    auto r = await_end(engine, id);
+    EXPECT_EQ(r.state, JobState::kSucceeded) << id << ": " << r.error;
+  }
+  for (const auto& id : failing) {
+    auto r = await_end(engine, id);
+    EXPECT_EQ(r.state, JobState::kFailed);
+    EXPECT_NE(r.error.find("synthetic-1024-4-seed99"), std::string::npos) << r.error;
+    EXPECT_TRUE(r.proof.empty());
+  }
+  for (const auto& id : cancelled) {
+    auto r = await_end(engine, id);
+    EXPECT_TRUE(r.state == JobState::kCancelled || r.state == JobState::kSucceeded) << job_state_name(r.state);
+    EXPECT_FALSE(engine.cancel(id));  // already ended
+  }
+  expect_idle(engine);
+  const auto s = engine.snapshot();
+  EXPECT_EQ(s.jobs_completed + s.jobs_failed + s.jobs_cancelled, ok.size() + failing.size() + cancelled.size());
+  EXPECT_EQ(s.jobs_failed, 1u);
+}
+
+TEST(EngineTest, CancelsAtEveryStage) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  cfg.synthesis_workers = 2;
+  Engine engine(cfg);
+  engine.preload_params("synthetic-8192-4-seed2");
+  // Cancel after increasing delays so that jobs are caught queued, synthesizing, proving and
+  // finalizing.
+  for (int delay_ms : {0, 5, 20, 60, 150}) {
+    const auto id = engine.submit(synthetic_job(1 << 13, 3, 0, 2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    engine.cancel(id);
+    const auto r = await_end(engine, id);
+    EXPECT_TRUE(r.state == JobState::kCancelled || r.state == JobState::kSucceeded);
+    if (r.state == JobState::kCancelled) {
+      EXPECT_EQ(r.error, "cancelled by request");
+    }
+  }
+  expect_idle(engine);
+}
+
+TEST(EngineTest, BudgetIsNeverExceededUnderConcurrentSubmissions) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  // 2^12 constraints: a/b/c 384 KiB, ~0.52 MiB a partition; the budget admits ~3 at a time
+  // next to the parameters (~1.4 MiB).
+  cfg.budget_bytes = uint64_t(3) << 20;
+  cfg.synthesis_workers = 4;
+  cfg.timeline_path = dir.str() + "/timeline.json";
+  auto engine = std::make_unique<Engine>(cfg);
+  engine->preload_params("synthetic-4096-4-seed4");
+  std::vector<std::thread> clients;
+  std::mutex ids_mutex;
+  std::vector<std::string> ids;
+  for (int t = 0; t < 4; t++) {
+    clients.emplace_back([&, t] {
+      for (int j = 0; j < 3; j++) {
+        auto id = engine->submit(synthetic_job(1 << 12, 2, t % 2, 4));
+        std::lock_guard lock(ids_mutex);
+        ids.push_back(id);
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  for (const auto& id : ids) EXPECT_EQ(await_end(*engine, id).state, JobState::kSucceeded);
+  const auto s = engine->snapshot();
+  EXPECT_LE(s.buffers.peak_budget_used, s.buffers.budget_total);
+  EXPECT_LE(s.buffers.peak_tracked_bytes, s.buffers.budget_total);
+  EXPECT_GT(s.buffers.peak_tracked_bytes, 0);
+  expect_idle(*engine);
+  engine.reset();  // closes the timeline
+
+  // The timeline is valid Chrome trace JSON with spans on worker tracks and counter tracks.
+  std::ifstream f(cfg.timeline_path);
+  const auto trace = nlohmann::json::parse(f);
+  size_t spans = 0, counters = 0;
+  for (const auto& e : trace) {
+    spans += e["ph"] == "X";
+    counters += e["ph"] == "C";
+  }
+  EXPECT_GE(spans, 3u * 24u);  // synthesize, prove_start, prove_finish (+ verify) per partition
+  EXPECT_GT(counters, 0u);
+}
+
+TEST(EngineTest, HigherPriorityOvertakesAndOldestJobGoesFirst) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  cfg.synthesis_workers = 1;
+  cfg.timeline_path = dir.str() + "/timeline.json";
+  auto engine = std::make_unique<Engine>(cfg);
+  engine->preload_params("synthetic-32768-4-seed6");
+  engine->preload_params("synthetic-1024-4-seed6");
+  // The blocker keeps the only synthesis worker busy while the others are queued.
+  const auto blocker = engine->submit(synthetic_job(1 << 15, 1, 0, 6, "blocker"));
+  std::this_thread::sleep_for(20ms);
+  engine->submit(synthetic_job(1 << 10, 2, 0, 6, "a"));
+  engine->submit(synthetic_job(1 << 10, 2, 0, 6, "b"));
+  engine->submit(synthetic_job(1 << 10, 1, 9, 6, "c"));
+  for (const char* id : {"blocker", "a", "b", "c"}) EXPECT_EQ(await_end(*engine, id).state, JobState::kSucceeded);
+  engine.reset();
+  std::ifstream f(cfg.timeline_path);
+  std::vector<std::string> order;
+  for (const auto& e : nlohmann::json::parse(f)) {
+    const std::string name = e.value("name", "");
+    if (e["ph"] == "X" && name.rfind("synthesize ", 0) == 0) order.push_back(name.substr(11));
+  }
+  const std::vector<std::string> expected = {"blocker/0", "c/0", "a/0", "a/1", "b/0", "b/1"};
+  EXPECT_EQ(order, expected);
+}
+
+TEST(EngineTest, EveryPolicyProves) {
+  TempDir dir;
+  for (Policy p : {Policy::kBudget, Policy::kSemaphoreReleaseAfterSynth, Policy::kSemaphoreHoldUntilDelivered,
+                   Policy::kChannelCapacityWorkers}) {
+    SCOPED_TRACE(std::string(policy_name(p)));
+    EXPECT_EQ(parse_policy(policy_name(p)), p);
+    auto cfg = small_config(dir.str());
+    cfg.policy = p;
+    Engine engine(cfg);
+    std::vector<std::string> ids;
+    for (int j = 0; j < 2; j++) ids.push_back(engine.submit(synthetic_job(1 << 10, 3, 0, 8)));
+    for (const auto& id : ids) EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
+    expect_idle(engine);
+    EXPECT_EQ(engine.snapshot().policy, policy_name(p));
+  }
+  EXPECT_THROW(parse_policy("fifo"), std::invalid_argument);
+}
+
+TEST(EngineTest, EvictsIdleParametersOnRequestAndUnderPressure) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  cfg.budget_bytes = uint64_t(3) << 20;
+  Engine engine(cfg);
+  engine.preload_params("synthetic-4096-4-seed11");  // ~1.4 MiB
+  EXPECT_EQ(engine.snapshot().params.size(), 1u);
+  EXPECT_TRUE(engine.evict_params("synthetic-4096-4-seed11"));
+  EXPECT_FALSE(engine.evict_params("synthetic-4096-4-seed11"));
+  engine.preload_params("synthetic-4096-4-seed11");
+  engine.preload_params("synthetic-4096-4-seed12");  // both resident: the budget is nearly full
+  // A job for a third set must evict the least recently used idle set to run.
+  const auto id = engine.submit(synthetic_job(1 << 12, 1, 0, 13));
+  EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
+  const auto s = engine.snapshot();
+  EXPECT_LT(s.params.size(), 3u);
+  EXPECT_LE(s.buffers.budget_used, s.buffers.budget_total);
+  EXPECT_THROW(engine.preload_params("no-such-set"), EngineError);
+}
+
+TEST(HostMemoryTest, FreedLargeBuffersLeaveTheProcess) {
+  use_mmap_for_large_buffers();
+  const int64_t before = process_rss_bytes();
+  std::vector<std::vector<Fr>> buffers;
+  for (int i = 0; i < 8; i++) {
+    std::vector<Fr> v;
+    v.reserve(size_t(1) << 20);  // 32 MiB each, written so the pages are resident
+    v.resize(size_t(1) << 20, Fr::one());
+    buffers.push_back(std::move(v));
+  }
+  const int64_t held = process_rss_bytes();
+  EXPECT_GT(held - before, int64_t(200) << 20);
+  buffers.clear();
+  const int64_t after = process_rss_bytes();
+  EXPECT_LT(after - before, int64_t(16) << 20) << "RSS before " << before << ", held " << held << ", after " << after;
+}
+
+TEST(EngineTest, ShutdownWaitsOrCancels) {
+  TempDir dir;
+  {
+    Engine engine(small_config(dir.str()));
+    const auto id = engine.submit(synthetic_job(1 << 10, 2, 0, 9));
+    engine.shutdown(false);  // waits for the job
+    EXPECT_EQ(engine.peek(id).state, JobState::kSucceeded);
+    EXPECT_THROW(engine.submit(synthetic_job(1 << 10, 1, 0, 9)), EngineError);
+  }
+  {
+    Engine engine(small_config(dir.str()));
+    const auto id = engine.submit(synthetic_job(1 << 13, 4, 0, 9));
+    engine.shutdown(true);
+    const auto state = engine.peek(id).state;
+    EXPECT_TRUE(state == JobState::kCancelled || state == JobState::kSucceeded);
+    EXPECT_TRUE(engine.snapshot().buffers.idle());
+  }
+}
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sstream>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <thread>
 #include <unistd.h>
@@ -520,9 +521,24 @@ TEST(DaemonTest, ConfigFileWithFlagsOverriding) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(DaemonTest, AJobThatCanNeverFitIsFailedPrecondition) {
+  DaemonProcess d({"--budget", "1MiB"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(ctx.get(), synthetic_request(65536), &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  EXPECT_FALSE(s.error_message().empty());
+  EXPECT_EQ(cuzk::test::run_program({CUZK_CLIENT_BIN, "--addr", d.addr(), "submit", "--constraints", "65536"}), 3);
+}
+
 TEST(DaemonTest, RefusesToTakeOverALiveSocket) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
+  struct stat st {};
+  ASSERT_EQ(stat(d.socket_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0660u);  // the default socket_mode
   int rc = cuzk::test::run_program({CUZK_DAEMON_BIN, "--listen", d.addr(), "--param-cache-dir", d.dir() + "/p2",
                                     "--budget", "1GiB", "--backend", "cpu"});
   EXPECT_EQ(rc, 2);  // cannot start

@@ -59,6 +59,7 @@ TEST(ServerUnitTest, ConfigFileSetsEverySetting) {
 [daemon]
 listen = "unix:/tmp/cuzk-test.sock"
 status_listen = "127.0.0.1:9820"
+socket_mode = "0600"
 max_request_bytes = "128MiB"
 max_queued_jobs = 7
 shutdown = "cancel"
@@ -89,6 +90,7 @@ cpu_threads = 6
                    "test.toml", c);
   EXPECT_EQ(c.listen, "unix:/tmp/cuzk-test.sock");
   EXPECT_EQ(c.status_listen, "127.0.0.1:9820");
+  EXPECT_EQ(c.socket_mode, 0600u);
   EXPECT_EQ(c.max_request_bytes, uint64_t(128) << 20);
   EXPECT_EQ(c.max_queued_jobs, 7u);
   EXPECT_EQ(c.shutdown_mode, ShutdownMode::kCancel);
@@ -138,6 +140,7 @@ TEST(ServerUnitTest, ConfigFileErrorsSayWhereAndWhat) {
   EXPECT_NE(message("[engine]\npolicy = \"whatever\"\n").find("engine.policy"), std::string::npos);
   EXPECT_NE(message("budget = 5\n").find("[daemon] and [engine]"), std::string::npos);
   EXPECT_NE(message("[engine\n").find("bad.toml:1"), std::string::npos);
+  EXPECT_NE(message("[daemon]\nsocket_mode = \"0999\"\n").find("octal"), std::string::npos);
   EXPECT_THROW(load_config_file("/nonexistent/cuzk.toml", c), ConfigError);
 }
 

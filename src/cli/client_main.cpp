@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   using namespace cuzk::cli;
   CLI::App app{"cuzk: client of the cuzk proving daemon."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "cuzk " CUZK_VERSION);
   app.footer(kExitCodeHelp);
   ClientOptions options;
   options.addr = cuzk::server::default_address();

@@ -59,7 +59,9 @@ class Overrides {
   CLI::Option* add(const std::string& name, const std::string& help, const std::string& group,
                    std::function<void(const std::string&, DaemonConfig&)> set) {
     auto value = std::make_shared<std::string>();
-    CLI::Option* opt = app_.add_option(name, *value, help)->group(group);
+    // A flag given twice takes its last value, so wrappers can append overrides.
+    CLI::Option* opt =
+        app_.add_option(name, *value, help)->group(group)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     appliers_.push_back([opt, value, set, name](DaemonConfig& c) {
       if (opt->count() == 0) return;
       try {
@@ -103,6 +105,7 @@ int main(int argc, char** argv) {
       "socket and exit; a second signal cancels at once.\n"
       "Exit codes: 0 clean shutdown, 1 bad flags or configuration, 2 cannot start (engine or listen\n"
       "address), 3 unexpected failure while running.");
+  app.set_version_flag("--version", "cuzk-daemon " CUZK_VERSION);
   std::string config_path;
   app.add_option("--config", config_path, "TOML configuration file")->group("Daemon");
   bool print_config = false;
@@ -122,6 +125,8 @@ int main(int argc, char** argv) {
         });
   o.add("--status-listen", "HTTP host:port serving GET /status (JSON), /metrics (Prometheus), /healthz; off by default",
         D, [](const std::string& v, DaemonConfig& c) { c.status_listen = v; });
+  o.add("--socket-mode", "Permissions of the unix socket, octal (default 0660: the daemon's user and group)", D,
+        [](const std::string& v, DaemonConfig& c) { c.socket_mode = cuzk::server::parse_socket_mode(v); });
   o.add("--max-request-bytes", "Largest request accepted (default 64MiB; Filecoin C1 inputs are ~51 MB)", D,
         [](const std::string& v, DaemonConfig& c) { c.max_request_bytes = cuzk::server::parse_size(v); });
   o.add("--max-queued-jobs",

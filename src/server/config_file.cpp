@@ -1,6 +1,7 @@
 #include "server/config_file.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -18,6 +19,25 @@ ShutdownMode parse_shutdown_mode(std::string_view name) {
   if (name == "finish") return ShutdownMode::kFinish;
   if (name == "cancel") return ShutdownMode::kCancel;
   throw std::invalid_argument("unknown shutdown mode '" + std::string(name) + "' (valid: finish, cancel)");
+}
+
+unsigned parse_socket_mode(std::string_view text) {
+  unsigned mode = 0;
+  bool ok = !text.empty() && text.size() <= 4;
+  for (char c : text) {
+    ok = ok && c >= '0' && c <= '7';
+    mode = mode * 8 + unsigned(c - '0');
+  }
+  if (!ok || mode > 0777) {
+    throw std::invalid_argument("bad socket mode '" + std::string(text) + "' (an octal mode such as \"0660\")");
+  }
+  return mode;
+}
+
+std::string format_socket_mode(unsigned mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", mode);
+  return buf;
 }
 
 namespace {
@@ -73,6 +93,7 @@ const std::map<std::string, Setter>& daemon_keys() {
   static const std::map<std::string, Setter> keys = {
       {"listen", [](const toml::node& n, DaemonConfig& c) { c.listen = as_string(n); }},
       {"status_listen", [](const toml::node& n, DaemonConfig& c) { c.status_listen = as_string(n); }},
+      {"socket_mode", [](const toml::node& n, DaemonConfig& c) { c.socket_mode = parse_socket_mode(as_string(n)); }},
       {"max_request_bytes", [](const toml::node& n, DaemonConfig& c) { c.max_request_bytes = as_size(n); }},
       {"max_queued_jobs", [](const toml::node& n, DaemonConfig& c) { c.max_queued_jobs = as_uint(n); }},
       {"shutdown", [](const toml::node& n, DaemonConfig& c) { c.shutdown_mode = parse_shutdown_mode(as_string(n)); }},
@@ -180,6 +201,7 @@ std::string config_to_toml(const DaemonConfig& c) {
   toml::table daemon{
       {"listen", c.listen},
       {"status_listen", c.status_listen},
+      {"socket_mode", format_socket_mode(c.socket_mode)},
       {"max_request_bytes", int64_t(c.max_request_bytes)},
       {"max_queued_jobs", int64_t(c.max_queued_jobs)},
       {"shutdown", std::string(shutdown_mode_name(c.shutdown_mode))},

@@ -95,6 +95,15 @@ void Daemon::run() {
     throw StartupError("cannot listen on " + addr.to_string() + " (gRPC's reason is logged above)");
   }
 
+  if (addr.is_unix && chmod(addr.path.c_str(), config_.socket_mode) != 0) {
+    spdlog::warn("cannot set mode {} on {}: {}", format_socket_mode(config_.socket_mode), addr.path,
+                 std::strerror(errno));
+  }
+  if (!addr.is_unix && addr.host != "127.0.0.1" && addr.host != "::1" && addr.host != "localhost") {
+    spdlog::warn("listening on TCP {} without authentication or TLS: anyone who can reach it can submit proofs",
+                 addr.to_string());
+  }
+
   std::unique_ptr<HttpStatusServer> http;
   if (status_addr) {
     try {

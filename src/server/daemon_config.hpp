@@ -19,11 +19,17 @@ enum class ShutdownMode {
 std::string_view shutdown_mode_name(ShutdownMode m);
 // Throws std::invalid_argument naming the valid modes.
 ShutdownMode parse_shutdown_mode(std::string_view name);
+// "0660" -> 0660; throws std::invalid_argument for anything but an octal mode up to 0777.
+unsigned parse_socket_mode(std::string_view text);
+std::string format_socket_mode(unsigned mode);
 
 struct DaemonConfig {
   engine::EngineConfig engine;
   std::string listen;         // empty: default_address() (a unix socket)
   std::string status_listen;  // HTTP /status and /metrics, host:port; empty: off
+  // Permissions of the unix socket: connecting needs write access, so 0660 lets the daemon's
+  // group in and 0600 only its user.
+  unsigned socket_mode = 0660;
   // Largest gRPC message accepted; Filecoin C1 outputs are ~51 MB.
   uint64_t max_request_bytes = uint64_t(64) << 20;
   // Jobs accepted and not yet ended; beyond it SubmitProof/Prove answer RESOURCE_EXHAUSTED.

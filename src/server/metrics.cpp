@@ -88,7 +88,8 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   w.counter("cuzk_gpu_busy_seconds_total", "GPU worker busy time, summed over workers.", s.gpu_busy_seconds);
 
   // Engine histograms count per bucket; Prometheus buckets are cumulative and end with +Inf.
-  w.family("cuzk_phase_duration_seconds", "histogram", "Duration of each proving phase per job, in seconds.");
+  w.family("cuzk_phase_duration_seconds", "histogram",
+           "Seconds spent in each proving phase: per partition, except total (per job, submission to end).");
   const std::vector<double>& bounds = engine::Histogram::bounds();
   for (const auto& [phase, h] : s.phase_seconds) {
     uint64_t cumulative = 0;

@@ -69,14 +69,26 @@ int decode_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) :
 
 }  // namespace
 
-DaemonProcess::DaemonProcess(std::vector<std::string> extra_args) {
+static bool tcp_connectable(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+DaemonProcess::DaemonProcess(std::vector<std::string> extra_args, bool tcp) {
   char tmpl[] = "/tmp/cuzk-daemon-test-XXXXXX";
   dir_ = mkdtemp(tmpl);
   socket_ = dir_ + "/cuzk.sock";
   http_port_ = free_tcp_port();
+  if (tcp) tcp_port_ = free_tcp_port();
   std::vector<std::string> argv = {CUZK_DAEMON_BIN,
                                    "--listen",
-                                   "unix:" + socket_,
+                                   addr(),
                                    "--status-listen",
                                    "127.0.0.1:" + std::to_string(http_port_),
                                    "--param-cache-dir",
@@ -97,10 +109,10 @@ DaemonProcess::DaemonProcess(std::vector<std::string> extra_args) {
       ADD_FAILURE() << "cuzk-daemon exited with " << exit_code_ << " at start:\n" << log();
       return;
     }
-    if (unix_connectable(socket_)) return;
+    if (tcp ? tcp_connectable(tcp_port_) : unix_connectable(socket_)) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ADD_FAILURE() << "cuzk-daemon did not listen on " << socket_ << " within 60 s:\n" << log();
+  ADD_FAILURE() << "cuzk-daemon did not listen on " << addr() << " within 60 s:\n" << log();
 }
 
 DaemonProcess::~DaemonProcess() {

@@ -16,14 +16,15 @@ namespace cuzk::test {
 class DaemonProcess {
  public:
   // Starts the daemon with small-machine settings plus extra_args, and waits until it serves.
-  explicit DaemonProcess(std::vector<std::string> extra_args = {});
+  // tcp: listen on a free localhost TCP port instead of the unix socket.
+  explicit DaemonProcess(std::vector<std::string> extra_args = {}, bool tcp = false);
   ~DaemonProcess();  // SIGKILL if still running; removes the directory
   DaemonProcess(const DaemonProcess&) = delete;
   DaemonProcess& operator=(const DaemonProcess&) = delete;
 
   const std::string& dir() const { return dir_; }
   const std::string& socket_path() const { return socket_; }
-  std::string addr() const { return "unix:" + socket_; }
+  std::string addr() const { return tcp_port_ ? "127.0.0.1:" + std::to_string(tcp_port_) : "unix:" + socket_; }
   uint16_t http_port() const { return http_port_; }
   pid_t pid() const { return pid_; }
 
@@ -37,7 +38,7 @@ class DaemonProcess {
 
  private:
   std::string dir_, socket_;
-  uint16_t http_port_ = 0;
+  uint16_t http_port_ = 0, tcp_port_ = 0;
   pid_t pid_ = -1;
   int exit_code_ = -1;
 };

@@ -51,6 +51,17 @@ struct PipelineBenchArgs {
 };
 
 int run_pipeline_bench(const PipelineBenchArgs& args);
+// cuzk-bench synth: gadget circuits (bench/synth_bench.cpp).
+struct SynthBenchArgs {
+  std::string circuit;
+  bool info = false;
+  unsigned threads = 1;
+  unsigned reps = 0;  // 0: about half a second per measurement
+  uint64_t seed = 1;
+};
+const std::vector<std::string>& synth_circuit_names();
+int run_synth_bench(const SynthBenchArgs& args);
+
 int run_setup_bench(const ProveBenchArgs& args);
 int run_prove_bench(const ProveBenchArgs& args);
 int run_verify_bench(const ProveBenchArgs& args);

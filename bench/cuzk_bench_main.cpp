@@ -98,7 +98,19 @@ int main(int argc, char** argv) {
   pipe_cmd->add_flag("!--no-verify", pipe.verify, "skip verifying proofs before they are returned");
   pipe_cmd->add_option("--seed", pipe.seed, "circuit seed");
 
+  cuzk::bench::SynthBenchArgs synth;
+  synth.threads = all;
+  auto* synth_cmd = app.add_subcommand("synth", "gadget circuits: --info shape, or synthesis throughput");
+  synth_cmd->add_option("--circuit", synth.circuit, "circuit")
+      ->required()
+      ->check(CLI::IsMember(cuzk::bench::synth_circuit_names()));
+  synth_cmd->add_flag("--info", synth.info, "print constraints, public inputs and aux variables");
+  synth_cmd->add_option("--threads", synth.threads, "threads for the all-cores figure")->check(CLI::PositiveNumber);
+  synth_cmd->add_option("--reps", synth.reps, "syntheses per measurement (default: about 0.5 s)");
+  synth_cmd->add_option("--seed", synth.seed, "random seed of the inputs");
+
   CLI11_PARSE(app, argc, argv);
+  if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
   std::optional<tbb::global_control> limit;
   if (prove.threads) limit.emplace(tbb::global_control::max_allowed_parallelism, prove.threads);
   if (prove.threads == 0) prove.threads = all;

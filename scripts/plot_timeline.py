@@ -23,7 +23,8 @@ def load(path):
     except json.JSONDecodeError:  # a run still going (or killed): the array is not closed yet
         events = json.loads(text.rstrip().rstrip(",") + "]")
     series = {"t": [], "waiting": [], "tracked": [], "rss": [], "budget_t": [], "budget": [], "total": []}
-    per_class = {}
+    latest = {}  # buffer class -> bytes over all stages, as of the last counter event
+    tracked = []
     for e in events:
         if e.get("ph") != "C":
             continue
@@ -33,15 +34,15 @@ def load(path):
             series["t"].append(t)
             series["waiting"].append(args["synth_done_waiting_gpu"])
         elif name.endswith(" bytes") and name.split()[0] in ("abc", "aux", "inputs", "densities"):
-            per_class.setdefault(t, 0)
-            per_class[t] += sum(args.get(s, 0) for s in STAGES)
+            latest[name] = sum(args.get(s, 0) for s in STAGES)
+            tracked.append((t, sum(latest.values())))
         elif name == "process RSS bytes":
             series["rss"].append((t, args["rss"]))
         elif name == "budget bytes":
             series["budget_t"].append(t)
             series["budget"].append(args["used"])
             series["total"].append(args["total"])
-    series["tracked"] = sorted(per_class.items())
+    series["tracked"] = tracked
     return series
 
 
@@ -63,6 +64,8 @@ def main():
             ax.step([t for t, _ in s["tracked"]], [b * mib for _, b in s["tracked"]], where="post", label="tracked buffers")
         if s["rss"]:
             ax.plot([t for t, _ in s["rss"]], [b * mib for _, b in s["rss"]], label="process RSS", color="tab:gray")
+        if s["budget"]:
+            ax.step(s["budget_t"], [b * mib for b in s["budget"]], where="post", label="budget used", color="tab:olive")
         if s["total"]:
             ax.axhline(s["total"][-1] * mib, linestyle="--", color="tab:green", label="budget")
         ax.set_xlabel("seconds")

@@ -97,13 +97,14 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
     first = order++;
     b.release(90);
   });
-  std::this_thread::sleep_for(50ms);  // the 90-byte waiter is first in line
+  while (b.waiters() < 1) std::this_thread::yield();  // the 90-byte waiter is first in line
   std::thread small([&] {
     ASSERT_TRUE(b.reserve(10, nullptr));  // fits now, but must wait behind the first waiter
     second = order++;
     b.release(10);
   });
-  std::this_thread::sleep_for(50ms);
+  while (b.waiters() < 2) std::this_thread::yield();
+  std::this_thread::sleep_for(20ms);
   EXPECT_EQ(order.load(), 0);
   b.release(60);
   big.join();
@@ -115,7 +116,7 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
   std::atomic<bool> give_up{false};
   EXPECT_TRUE(b.try_reserve(100));
   std::thread waiter([&] { EXPECT_FALSE(b.reserve(1, [&] { return give_up.load(); })); });
-  std::this_thread::sleep_for(20ms);
+  while (b.waiters() < 1) std::this_thread::yield();
   give_up = true;
   b.wake_all();
   waiter.join();
@@ -343,8 +344,8 @@ TEST(EngineTest, HigherPriorityOvertakesAndOldestJobGoesFirst) {
   engine->preload_params("synthetic-32768-4-seed6");
   engine->preload_params("synthetic-1024-4-seed6");
   // The blocker keeps the only synthesis worker busy while the others are queued.
-  const auto blocker = engine->submit(synthetic_job(1 << 15, 1, 0, 6, "blocker"));
-  std::this_thread::sleep_for(20ms);
+  engine->submit(synthetic_job(1 << 15, 1, 0, 6, "blocker"));
+  while (engine->peek("blocker").state == JobState::kQueued) std::this_thread::yield();  // admitted
   engine->submit(synthetic_job(1 << 10, 2, 0, 6, "a"));
   engine->submit(synthetic_job(1 << 10, 2, 0, 6, "b"));
   engine->submit(synthetic_job(1 << 10, 1, 9, 6, "c"));

@@ -17,6 +17,11 @@ uint64_t MemoryBudget::peak() const {
   return peak_;
 }
 
+size_t MemoryBudget::waiters() const {
+  std::lock_guard lock(mutex_);
+  return waiting_.size();
+}
+
 bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up) {
   std::unique_lock lock(mutex_);
   const uint64_t ticket = next_ticket_++;

@@ -18,6 +18,8 @@ class MemoryBudget {
   uint64_t total() const { return total_; }
   uint64_t used() const;
   uint64_t peak() const;
+  // Reservations waiting now.
+  size_t waiters() const;
 
   // Waits until bytes fit (and every earlier waiter has been served) or until give_up()
   // returns true; give_up is checked whenever the budget changes and after wake_all().

@@ -121,7 +121,6 @@ struct Engine::Impl {
   PartitionQueue gpu_queue;
   PartitionQueue finalize_queue;
   std::vector<std::unique_ptr<Device>> devices;
-  std::unique_ptr<Deallocator> dealloc;  // destroyed before the queues and the budget
 
   mutable std::mutex mutex;
   std::condition_variable job_ended;
@@ -135,6 +134,8 @@ struct Engine::Impl {
   std::atomic<int64_t> gpu_busy_micros{0};
   unsigned synthesis_workers = 0, gpu_workers = 0;
   std::vector<std::thread> threads;
+  // Last, so destroyed first: its remaining tasks use everything above.
+  std::unique_ptr<Deallocator> dealloc;
 };
 
 }  // namespace cuzk::engine

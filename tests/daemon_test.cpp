@@ -5,6 +5,7 @@
 #include <fstream>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sstream>
@@ -276,10 +277,22 @@ TEST(DaemonTest, GarbageOnTheSocketThenAProofWorks) {
   while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(status.ok());
 
-  // Garbage on the HTTP port too.
+  // Garbage on the HTTP port too: random bytes, then an unknown page; /status still answers.
+  {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(d.http_port());
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_GE(send(fd, noise.data(), noise.size(), MSG_NOSIGNAL), 0);
+    close(fd);
+  }
   int status_code = 0;
   d.http_get("/no-such-page", &status_code);
   EXPECT_EQ(status_code, 404);
+  d.http_get("/status", &status_code);
+  EXPECT_EQ(status_code, 200);
 
   expect_proof_works(d);
   EXPECT_TRUE(d.running());

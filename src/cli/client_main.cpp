@@ -37,7 +37,9 @@ int main(int argc, char** argv) {
   app.footer(kExitCodeHelp);
   ClientOptions options;
   options.addr = cuzk::server::default_address();
-  app.add_option("--addr", options.addr, "Daemon address: unix:/path or host:port (default " + options.addr + ")");
+  app.add_option("--addr", options.addr,
+                 "Daemon address: unix:/path or host:port (default $CUZK_ADDR, else " + options.addr + ")")
+      ->envname("CUZK_ADDR");
   app.add_option("--timeout", options.timeout_seconds, "prove/await: stop waiting after this many seconds (0: never)");
   app.add_option("--progress", options.progress_seconds, "Seconds between progress lines while waiting (0: none)");
 

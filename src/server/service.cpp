@@ -250,8 +250,10 @@ grpc::Status ProvingService::EvictParams(grpc::ServerContext*, const v1::EvictPa
 }
 
 void ProvingService::begin_drain() {
-  std::unique_lock lock(drain_mutex_);  // waits for submissions in flight
+  // The flag first, so that new submitters turn back at once and cannot starve this lock; the
+  // exclusive lock then waits for those already past the check.
   draining_ = true;
+  std::unique_lock lock(drain_mutex_);
 }
 
 size_t ProvingService::jobs_tracked() const {

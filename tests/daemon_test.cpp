@@ -338,6 +338,91 @@ TEST(DaemonTest, ConcurrentClients) {
   EXPECT_EQ(succeeded, kClients * kEach);
 }
 
+// Many clients doing everything at once: proofs, cancellations, abandoned calls, status reads,
+// a full queue. Every answer must be consistent, and afterwards the daemon holds nothing.
+TEST(DaemonTest, MixedLoadFromManyClients) {
+  DaemonProcess d({"--max-queued-jobs", "6"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  std::atomic<int> accepted{0}, succeeded{0}, busy{0}, inconsistent{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&, c] {
+      auto stub = d.stub();
+      for (int i = 0; i < 6; ++i) {
+        std::string id = "mix" + std::to_string(c) + "-" + std::to_string(i);
+        uint32_t parts = 1 + (c + i) % 2;
+        int action = (c + i) % 4;
+        v1::ProofResult r;
+        grpc::Status s;
+        if (action == 0 || action == 3) {  // Prove; action 3 gives up early
+          grpc::ClientContext ctx;
+          ctx.set_deadline(std::chrono::system_clock::now() +
+                           (action == 3 ? std::chrono::milliseconds(50) : std::chrono::milliseconds(300000)));
+          s = stub->Prove(&ctx, synthetic_request(1024, parts, id), &r);
+          if (s.ok() || s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) ++accepted;
+          if (s.ok() && !(r.state() == v1::JOB_STATE_SUCCEEDED && r.proof().size() == 192u * parts && r.verified())) {
+            ++inconsistent;
+          }
+          if (s.ok()) ++succeeded;
+        } else {  // Submit, then await (action 1) or cancel and await (action 2)
+          v1::SubmitProofResponse sub;
+          auto c1 = ctx_with_deadline();
+          s = stub->SubmitProof(c1.get(), synthetic_request(1024, parts, id), &sub);
+          if (s.ok()) {
+            ++accepted;
+            if (action == 2) {
+              v1::CancelProofRequest cr;
+              cr.set_request_id(id);
+              v1::CancelProofResponse cresp;
+              auto c2 = ctx_with_deadline();
+              if (!stub->CancelProof(c2.get(), cr, &cresp).ok()) ++inconsistent;
+            }
+            v1::AwaitProofRequest aw;
+            aw.set_request_id(id);
+            auto c3 = ctx_with_deadline(std::chrono::seconds(300));
+            if (!stub->AwaitProof(c3.get(), aw, &r).ok()) ++inconsistent;
+            bool ok = r.state() == v1::JOB_STATE_SUCCEEDED ? r.proof().size() == 192u * parts
+                                                           : r.state() == v1::JOB_STATE_CANCELLED && action == 2;
+            if (!ok) ++inconsistent;
+            if (r.state() == v1::JOB_STATE_SUCCEEDED) ++succeeded;
+          }
+        }
+        if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++busy;
+        v1::GetStatusResponse st;
+        auto c4 = ctx_with_deadline();
+        if (!stub->GetStatus(c4.get(), v1::GetStatusRequest(), &st).ok()) ++inconsistent;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(inconsistent, 0);
+  EXPECT_GT(succeeded, 0);
+  EXPECT_LE(accepted + busy, 36);
+
+  // Abandoned results are dropped by the janitor; then nothing is left anywhere.
+  wait_idle(d);
+  nlohmann::json st;
+  for (int i = 0; i < 100; ++i) {
+    st = nlohmann::json::parse(d.http_get("/status"));
+    if (st["daemon"]["jobs_tracked"] == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(st["daemon"]["jobs_tracked"], 0);
+  EXPECT_EQ(st["buffers"]["tracked_bytes"], 0);
+  EXPECT_EQ(st["buffers"]["idle"], true);
+  EXPECT_EQ(st["jobs"]["failed"], 0);
+  // Every job the daemon accepted ended as completed or cancelled (a Prove that gave up before
+  // its call reached the daemon was never a job, so count on the daemon's side).
+  auto calls = [&](const char* method, const char* code) {
+    auto& rpc = st["daemon"]["rpc_requests"];
+    return rpc.contains(method) && rpc[method].contains(code) ? rpc[method][code].get<int>() : 0;
+  };
+  int jobs = calls("SubmitProof", "OK") + calls("Prove", "OK") + calls("Prove", "CANCELLED");
+  EXPECT_EQ(st["jobs"]["completed"].get<int>() + st["jobs"]["cancelled"].get<int>(), jobs);
+  EXPECT_GE(jobs, accepted.load() - 6);  // at most the six early give-ups may not have arrived
+  expect_proof_works(d);
+}
+
 TEST(DaemonTest, StatusAndMetricsAfterWork) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());

@@ -250,6 +250,11 @@ TEST(DaemonTest, OversizedRequestIsRejectedThenAProofWorks) {
 TEST(DaemonTest, GarbageOnTheSocketThenAProofWorks) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
+  // A job in flight while the garbage arrives must not notice it.
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 2, "bystander"), &sub).ok());
   auto rng = cuzk::test::make_rng();
   std::string noise(1 << 16, '\0');
   for (char& c : noise) c = char(rng());
@@ -294,6 +299,13 @@ TEST(DaemonTest, GarbageOnTheSocketThenAProofWorks) {
   d.http_get("/status", &status_code);
   EXPECT_EQ(status_code, 200);
 
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("bystander");
+  v1::ProofResult r;
+  auto c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c2.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 2 * 192u);
   expect_proof_works(d);
   EXPECT_TRUE(d.running());
 }

@@ -3,6 +3,7 @@
 // trusted network.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>

@@ -8,6 +8,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev libssl-dev
   clang-format
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libtomlplusplus-dev libcpp-httplib-dev
 )
 
 missing=()

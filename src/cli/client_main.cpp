@@ -1,0 +1,112 @@
+// cuzk: the command-line client of cuzk-daemon.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/client_commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "server/address.hpp"
+
+namespace {
+
+using cuzk::cli::ProofArgs;
+
+// The circuit options shared by prove, submit and preload.
+void add_circuit_options(CLI::App* cmd, ProofArgs& a) {
+  cmd->add_option("--constraints", a.constraints,
+                  "Synthetic circuit size, including input constraints (default 65536)");
+  cmd->add_option("--public-inputs", a.public_inputs, "Public inputs, excluding ONE (default 8)");
+  cmd->add_option("--seed", a.seed, "Synthetic circuit seed (default 1)");
+}
+
+void add_job_options(CLI::App* cmd, ProofArgs& a) {
+  add_circuit_options(cmd, a);
+  cmd->add_flag("--demo", a.demo, "The demo job: 65536 constraints, 8 public inputs, seed 1, one partition");
+  cmd->add_option("--partitions", a.partitions, "Partitions (each the same circuit; default 1)");
+  cmd->add_option("--request-id", a.request_id, "Request id (default: the daemon picks one)");
+  cmd->add_option("--param-id", a.param_id, "Parameter set (default: derived from the circuit)");
+  cmd->add_option("--priority", a.priority, "Higher runs first (default 0)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cuzk::cli;
+  CLI::App app{"cuzk: client of the cuzk proving daemon."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "cuzk " CUZK_VERSION);
+  app.footer(kExitCodeHelp);
+  ClientOptions options;
+  options.addr = cuzk::server::default_address();
+  app.add_option("--addr", options.addr,
+                 "Daemon address: unix:/path or host:port (default $CUZK_ADDR, else " + options.addr + ")")
+      ->envname("CUZK_ADDR");
+  app.add_option("--timeout", options.timeout_seconds, "prove/await: stop waiting after this many seconds (0: never)");
+  app.add_option("--progress", options.progress_seconds, "Seconds between progress lines while waiting (0: none)");
+
+  ProofArgs job;
+  std::string id, out, param_id;
+  bool json = false;
+
+  CLI::App* prove = app.add_subcommand("prove", "Submit a proof and wait for it (Ctrl-C cancels it)");
+  add_job_options(prove, job);
+  prove->add_option("--out", out, "Write the proof bytes (192 per partition) to this file");
+  prove->add_flag("--json", json, "Print the result as JSON");
+
+  CLI::App* submit = app.add_subcommand("submit", "Submit a proof and print its request id");
+  add_job_options(submit, job);
+  submit->add_flag("--json", json, "Print the result as JSON");
+
+  CLI::App* await = app.add_subcommand("await", "Wait for a submitted proof");
+  await->add_option("request_id", id, "Request id")->required();
+  await->add_option("--out", out, "Write the proof bytes to this file");
+  await->add_flag("--json", json, "Print the result as JSON");
+
+  CLI::App* cancel = app.add_subcommand("cancel", "Cancel a proof");
+  cancel->add_option("request_id", id, "Request id")->required();
+
+  CLI::App* status = app.add_subcommand("status", "The daemon's status, or one proof's");
+  status->add_option("request_id", id, "Request id (default: the whole daemon)");
+  status->add_flag("--json", json, "Print the status document (JSON)");
+
+  CLI::App* metrics = app.add_subcommand("metrics", "Print the Prometheus metrics");
+
+  CLI::App* preload = app.add_subcommand("preload", "Load a parameter set into memory ahead of use");
+  preload->add_option("param_id", param_id, "Parameter set (or give the circuit with --constraints ...)");
+  add_circuit_options(preload, job);
+
+  CLI::App* evict = app.add_subcommand("evict", "Drop an idle parameter set from memory");
+  evict->add_option("param_id", param_id, "Parameter set")->required();
+
+  try {
+    app.parse(argc, argv);
+    cuzk::server::parse_address(options.addr);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kOk : kUsage;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
+  if (job.demo) job.constraints = uint64_t(1) << 16, job.public_inputs = 8, job.seed = 1, job.partitions = 1;
+  options.json = json;
+  job.out = out;
+
+  install_interrupt_handler();
+  Client client(options);
+  if (prove->parsed()) return client.prove(job);
+  if (submit->parsed()) return client.submit(job);
+  if (await->parsed()) return client.await(id, out);
+  if (cancel->parsed()) return client.cancel(id);
+  if (status->parsed()) return client.status(id);
+  if (metrics->parsed()) return client.metrics();
+  if (preload->parsed()) {
+    bool from_circuit = preload->count("--constraints") > 0;
+    if (param_id.empty() && !from_circuit) {
+      std::cerr << "cuzk: preload needs a parameter id or --constraints\n";
+      return kUsage;
+    }
+    return client.preload(param_id, job, from_circuit);
+  }
+  if (evict->parsed()) return client.evict(param_id);
+  return kUsage;
+}

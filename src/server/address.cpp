@@ -1,0 +1,66 @@
+#include "server/address.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace cuzk::server {
+
+std::string ListenAddress::grpc_target() const {
+  if (is_unix) return "unix:" + path;
+  if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
+  return host + ":" + std::to_string(port);
+}
+
+namespace {
+
+[[noreturn]] void bad(std::string_view text, std::string_view why) {
+  throw std::invalid_argument("bad address '" + std::string(text) + "': " + std::string(why) +
+                              " (expected unix:/path/to/socket or host:port)");
+}
+
+}  // namespace
+
+ListenAddress parse_address(std::string_view text) {
+  ListenAddress a;
+  if (text.starts_with("unix:")) {
+    std::string_view p = text.substr(5);
+    if (p.starts_with("//")) p.remove_prefix(2);  // unix:///abs -> /abs
+    if (p.empty()) bad(text, "empty socket path");
+    // sockaddr_un holds 108 bytes including the terminator.
+    if (p.size() > 107) bad(text, "socket path longer than 107 bytes");
+    a.is_unix = true;
+    a.path = std::string(p);
+    return a;
+  }
+  if (text.empty()) bad(text, "empty");
+  if (text.front() == '/') bad(text, "a socket path needs the unix: prefix");
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) bad(text, "no port");
+  std::string_view host = text.substr(0, colon), port = text.substr(colon + 1);
+  if (host.starts_with("[")) {
+    if (!host.ends_with("]")) bad(text, "unbalanced [ ] around an IPv6 address");
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string_view::npos) {
+    bad(text, "IPv6 addresses need brackets, e.g. [::1]:9820");
+  }
+  if (host.empty()) bad(text, "empty host (use 0.0.0.0 or [::] to listen everywhere)");
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (ec != std::errc() || end != port.data() + port.size() || value > 65535) bad(text, "port is not 0..65535");
+  a.is_unix = false;
+  a.host = std::string(host);
+  a.port = uint16_t(value);
+  return a;
+}
+
+std::string default_socket_path() {
+  if (geteuid() == 0) return "/run/cuzk/cuzk.sock";
+  if (const char* xdg = std::getenv("XDG_RUNTIME_DIR"); xdg && *xdg) return std::string(xdg) + "/cuzk/cuzk.sock";
+  return "/tmp/cuzk-" + std::to_string(geteuid()) + "/cuzk.sock";
+}
+
+std::string default_address() { return "unix:" + default_socket_path(); }
+
+}  // namespace cuzk::server

@@ -1,0 +1,48 @@
+// Everything cuzk-daemon can be told: the engine's settings plus the daemon's own. Filled from
+// the TOML file (config_file.hpp), then from the command line, which wins.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/config.hpp"
+
+namespace cuzk::server {
+
+// What SIGTERM/SIGINT does to the proofs in flight.
+enum class ShutdownMode {
+  kFinish,  // finish every accepted proof (up to shutdown_timeout_seconds), then exit
+  kCancel,  // cancel them and exit at once
+};
+std::string_view shutdown_mode_name(ShutdownMode m);
+// Throws std::invalid_argument naming the valid modes.
+ShutdownMode parse_shutdown_mode(std::string_view name);
+// "0660" -> 0660; throws std::invalid_argument for anything but an octal mode up to 0777.
+unsigned parse_socket_mode(std::string_view text);
+std::string format_socket_mode(unsigned mode);
+
+struct DaemonConfig {
+  engine::EngineConfig engine;
+  std::string listen;         // empty: default_address() (a unix socket)
+  std::string status_listen;  // HTTP /status and /metrics, host:port; empty: off
+  // Permissions of the unix socket: connecting needs write access, so 0660 lets the daemon's
+  // group in and 0600 only its user.
+  unsigned socket_mode = 0660;
+  // Largest gRPC message accepted; Filecoin C1 outputs are ~51 MB.
+  uint64_t max_request_bytes = uint64_t(64) << 20;
+  // Jobs accepted and not yet ended; beyond it SubmitProof/Prove answer RESOURCE_EXHAUSTED.
+  size_t max_queued_jobs = 1024;
+  ShutdownMode shutdown_mode = ShutdownMode::kFinish;
+  // In finish mode, what is still running after this long is cancelled (0: wait forever).
+  double shutdown_timeout_seconds = 600;
+  // Results that nobody awaited are dropped this long after the job ended.
+  double result_ttl_seconds = 3600;
+  // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread).
+  unsigned max_rpc_threads = 256;
+  std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
+  std::string log_file;            // empty: stderr only
+};
+
+}  // namespace cuzk::server

@@ -1,0 +1,288 @@
+#include "server/service.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <new>
+#include <spdlog/spdlog.h>
+
+#include "server/convert.hpp"
+#include "server/status_codes.hpp"
+#include "server/status_document.hpp"
+
+namespace cuzk::server {
+
+namespace v1 = cuzk::v1;
+using engine::EngineError;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// How long one engine.await() may block before the handler looks at its call again.
+constexpr auto kWaitSlice = std::chrono::milliseconds(200);
+
+bool ended(engine::JobState s) { return s != engine::JobState::kQueued && s != engine::JobState::kRunning; }
+
+}  // namespace
+
+ProvingService::ProvingService(engine::Engine& engine, const DaemonConfig& config) : engine_(engine), config_(config) {}
+
+template <class F>
+grpc::Status ProvingService::guarded(const char* method, F&& body) const {
+  grpc::Status status;
+  try {
+    status = body();
+  } catch (const InvalidRequest& e) {
+    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+  } catch (const EngineError& e) {
+    status = to_grpc_status(e);
+  } catch (const std::bad_alloc&) {
+    status = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "the daemon ran out of memory serving this call");
+  } catch (const std::exception& e) {
+    status = grpc::Status(grpc::StatusCode::INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    status = grpc::Status(grpc::StatusCode::INTERNAL, "internal error (unknown exception)");
+  }
+  counters_.record(method, status_code_name(status.error_code()));
+  if (!status.ok()) {
+    auto level = status.error_code() == grpc::StatusCode::INTERNAL ? spdlog::level::err : spdlog::level::info;
+    spdlog::log(level, "rpc {}: {} {}", method, status_code_name(status.error_code()), status.error_message());
+  }
+  return status;
+}
+
+size_t ProvingService::count_active_locked() {
+  size_t active = 0;
+  for (auto it = book_.begin(); it != book_.end();) {
+    Entry& e = it->second;
+    if (!e.ended) {
+      try {
+        if (ended(engine_.peek(it->first).state)) {
+          e.ended = true;
+          e.ended_at = Clock::now();
+        }
+      } catch (const EngineError&) {
+        it = book_.erase(it);  // the engine no longer knows it
+        continue;
+      }
+    }
+    if (!e.ended) ++active;
+    ++it;
+  }
+  return active;
+}
+
+std::string ProvingService::submit(const v1::ProofRequest& req) {
+  engine::JobRequest job = to_job_request(req, engine_.config().max_partitions_per_job);
+  std::shared_lock drain(drain_mutex_);
+  if (draining_) throw EngineError(EngineError::Code::kUnavailable, "the daemon is shutting down; no new proofs");
+  // The book lock spans the check and the submission so that concurrent callers cannot
+  // overshoot max_queued_jobs together.
+  std::lock_guard lock(book_mutex_);
+  size_t active = count_active_locked();
+  if (active >= config_.max_queued_jobs) {
+    throw EngineError(EngineError::Code::kResourceExhausted,
+                      fmt::format("{} proofs are queued or running (daemon.max_queued_jobs = {}); retry later", active,
+                                  config_.max_queued_jobs));
+  }
+  size_t partitions = job.partitions.size();
+  std::string id = engine_.submit(std::move(job));
+  book_[id] = Entry{};
+  spdlog::info("accepted {} ({} partition{}, priority {})", id, partitions, partitions == 1 ? "" : "s", req.priority());
+  return id;
+}
+
+std::optional<engine::JobResult> ProvingService::wait(grpc::ServerContext* ctx, const std::string& id,
+                                                      std::optional<Clock::time_point> until) {
+  for (;;) {
+    auto slice = std::chrono::duration_cast<std::chrono::milliseconds>(kWaitSlice);
+    if (until) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*until - Clock::now());
+      slice = std::clamp(left, std::chrono::milliseconds(0), slice);
+    }
+    if (auto r = engine_.await(id, slice)) return r;
+    if (ctx->IsCancelled()) return std::nullopt;
+    if (until && Clock::now() >= *until) return std::nullopt;
+  }
+}
+
+void ProvingService::deliver(const std::string& id) {
+  try {
+    engine_.forget(id);
+  } catch (const EngineError&) {
+    // Already forgotten by a concurrent caller: nothing left to drop.
+  }
+  std::lock_guard lock(book_mutex_);
+  book_.erase(id);
+}
+
+grpc::Status ProvingService::SubmitProof(grpc::ServerContext*, const v1::ProofRequest* req,
+                                         v1::SubmitProofResponse* resp) {
+  return guarded("SubmitProof", [&] {
+    std::string id = submit(*req);
+    resp->set_request_id(id);
+    resp->set_state(to_proto(engine_.peek(id).state));
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* req,
+                                        v1::ProofResult* resp) {
+  return guarded("AwaitProof", [&] {
+    check_request_id(req->request_id(), false);
+    std::optional<Clock::time_point> until;
+    if (req->timeout_ms() > 0) until = Clock::now() + std::chrono::milliseconds(req->timeout_ms());
+    std::optional<engine::JobResult> r = wait(ctx, req->request_id(), until);
+    if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled");
+    if (!r) {
+      to_proto(engine_.peek(req->request_id()), resp);  // still running: its current state
+      return grpc::Status::OK;
+    }
+    to_proto(*r, resp);
+    deliver(req->request_id());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::Prove(grpc::ServerContext* ctx, const v1::ProofRequest* req, v1::ProofResult* resp) {
+  return guarded("Prove", [&] {
+    std::string id = submit(*req);
+    std::optional<engine::JobResult> r = wait(ctx, id, std::nullopt);
+    if (!r) {
+      // The caller went away (or its deadline passed): nobody can receive this proof.
+      try {
+        engine_.cancel(id);
+      } catch (const EngineError&) {
+      }
+      {
+        std::lock_guard lock(book_mutex_);
+        if (auto it = book_.find(id); it != book_.end()) it->second.abandoned = true;
+      }
+      spdlog::info("{}: the Prove caller went away; job cancelled", id);
+      return grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled; the job was cancelled with it");
+    }
+    to_proto(*r, resp);
+    deliver(id);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* req,
+                                         v1::CancelProofResponse* resp) {
+  return guarded("CancelProof", [&] {
+    check_request_id(req->request_id(), false);
+    bool cancelled = engine_.cancel(req->request_id());
+    resp->set_cancelled(cancelled);
+    resp->set_state(to_proto(engine_.peek(req->request_id()).state));
+    if (cancelled) spdlog::info("{}: cancelled by a client", req->request_id());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest* req,
+                                       v1::GetStatusResponse* resp) {
+  return guarded("GetStatus", [&] {
+    std::optional<engine::JobResult> job;
+    if (!req->request_id().empty()) {
+      check_request_id(req->request_id(), false);
+      job = engine_.peek(req->request_id());  // NOT_FOUND for an unknown id
+    }
+    engine::EngineSnapshot s = engine_.snapshot();
+    if (job) {
+      v1::JobStatus* j = resp->mutable_job();
+      j->set_request_id(job->request_id);
+      j->set_state(to_proto(job->state));
+      j->set_error(job->error);
+      to_proto(job->timings, j->mutable_timings());
+      for (const engine::PartitionStatus& p : s.partitions) {
+        if (p.request_id != job->request_id) continue;
+        v1::PartitionStage* ps = j->add_partitions();
+        ps->set_partition(p.partition);
+        ps->set_stage(p.stage);
+        ps->set_worker(p.worker);
+      }
+    }
+    DaemonMetrics d = daemon_metrics();
+    resp->set_status_json(status_document(s, d));
+    resp->set_queued_partitions(s.queued_partitions);
+    resp->set_gpu_queue_depth(s.gpu_queue_depth);
+    resp->set_jobs_active(s.jobs_active);
+    resp->set_budget_total_bytes(s.buffers.budget_total);
+    resp->set_budget_used_bytes(s.buffers.budget_used);
+    resp->set_draining(d.draining);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*,
+                                        v1::GetMetricsResponse* resp) {
+  return guarded("GetMetrics", [&] {
+    resp->set_prometheus_text(metrics_text());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::PreloadParams(grpc::ServerContext*, const v1::PreloadParamsRequest* req,
+                                           v1::PreloadParamsResponse* resp) {
+  return guarded("PreloadParams", [&] {
+    std::string id = req->param_id();
+    if (id.empty()) {
+      if (!req->has_synthetic()) throw InvalidRequest("give param_id, or the synthetic circuit to derive it from");
+      id = engine::default_param_id(to_circuit(req->synthetic()));
+    }
+    check_param_id(id);
+    engine_.preload_params(id);
+    resp->set_param_id(id);
+    for (const engine::ParamStatus& p : engine_.snapshot().params) {
+      if (p.param_id == id) resp->set_host_bytes(p.host_bytes);
+    }
+    spdlog::info("parameters {} preloaded", id);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ProvingService::EvictParams(grpc::ServerContext*, const v1::EvictParamsRequest* req,
+                                         v1::EvictParamsResponse* resp) {
+  return guarded("EvictParams", [&] {
+    check_param_id(req->param_id());
+    resp->set_evicted(engine_.evict_params(req->param_id()));
+    return grpc::Status::OK;
+  });
+}
+
+void ProvingService::begin_drain() {
+  // The flag first, so that new submitters turn back at once and cannot starve this lock; the
+  // exclusive lock then waits for those already past the check.
+  draining_ = true;
+  std::unique_lock lock(drain_mutex_);
+}
+
+size_t ProvingService::jobs_tracked() const {
+  std::lock_guard lock(book_mutex_);
+  return book_.size();
+}
+
+DaemonMetrics ProvingService::daemon_metrics() const {
+  return DaemonMetrics{counters_.rows(), draining_.load(), jobs_tracked()};
+}
+
+std::string ProvingService::status_json() const { return status_document(engine_.snapshot(), daemon_metrics()); }
+
+std::string ProvingService::metrics_text() const { return render_prometheus(engine_.snapshot(), daemon_metrics()); }
+
+void ProvingService::collect_expired() {
+  std::vector<std::string> expired;
+  {
+    std::lock_guard lock(book_mutex_);
+    count_active_locked();
+    auto ttl = std::chrono::duration<double>(config_.result_ttl_seconds);
+    for (const auto& [id, e] : book_) {
+      if (e.ended && (e.abandoned || Clock::now() - e.ended_at > ttl)) expired.push_back(id);
+    }
+  }
+  for (const std::string& id : expired) {
+    spdlog::info("{}: result dropped (never awaited within {} s)", id, config_.result_ttl_seconds);
+    deliver(id);
+  }
+}
+
+}  // namespace cuzk::server

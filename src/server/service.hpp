@@ -1,0 +1,85 @@
+// The gRPC service ProvingEngine (proto/cuzk/v1/proving.proto) over one Engine. Synchronous
+// handlers: gRPC runs each call on a thread of its pool, and waiting calls poll the engine in
+// short slices so that a caller that goes away (or a daemon shutdown) frees the thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+
+#include "cuzk/v1/proving.grpc.pb.h"
+#include "engine/engine.hpp"
+#include "server/daemon_config.hpp"
+#include "server/metrics.hpp"
+#include "server/rpc_counters.hpp"
+
+namespace cuzk::server {
+
+class ProvingService final : public cuzk::v1::ProvingEngine::Service {
+ public:
+  ProvingService(engine::Engine& engine, const DaemonConfig& config);
+
+  grpc::Status SubmitProof(grpc::ServerContext* ctx, const cuzk::v1::ProofRequest* req,
+                           cuzk::v1::SubmitProofResponse* resp) override;
+  grpc::Status AwaitProof(grpc::ServerContext* ctx, const cuzk::v1::AwaitProofRequest* req,
+                          cuzk::v1::ProofResult* resp) override;
+  grpc::Status Prove(grpc::ServerContext* ctx, const cuzk::v1::ProofRequest* req, cuzk::v1::ProofResult* resp) override;
+  grpc::Status CancelProof(grpc::ServerContext* ctx, const cuzk::v1::CancelProofRequest* req,
+                           cuzk::v1::CancelProofResponse* resp) override;
+  grpc::Status GetStatus(grpc::ServerContext* ctx, const cuzk::v1::GetStatusRequest* req,
+                         cuzk::v1::GetStatusResponse* resp) override;
+  grpc::Status GetMetrics(grpc::ServerContext* ctx, const cuzk::v1::GetMetricsRequest* req,
+                          cuzk::v1::GetMetricsResponse* resp) override;
+  grpc::Status PreloadParams(grpc::ServerContext* ctx, const cuzk::v1::PreloadParamsRequest* req,
+                             cuzk::v1::PreloadParamsResponse* resp) override;
+  grpc::Status EvictParams(grpc::ServerContext* ctx, const cuzk::v1::EvictParamsRequest* req,
+                           cuzk::v1::EvictParamsResponse* resp) override;
+
+  // From now on new proofs are refused with UNAVAILABLE; returns once no submission is in flight.
+  void begin_drain();
+  bool draining() const { return draining_.load(); }
+  // Jobs accepted whose result has not been delivered (ended ones included).
+  size_t jobs_tracked() const;
+  // The /status document and the /metrics text (also served over HTTP).
+  std::string status_json() const;
+  std::string metrics_text() const;
+
+  // Forgets the results of jobs that ended more than result_ttl ago and were never awaited.
+  void collect_expired();
+
+ private:
+  // Submits under the drain lock and the max_queued_jobs limit; returns the request id.
+  std::string submit(const cuzk::v1::ProofRequest& req);
+  // Waits until the job ends, the timeout passes or the call is cancelled; nullopt if still running.
+  std::optional<engine::JobResult> wait(grpc::ServerContext* ctx, const std::string& id,
+                                        std::optional<std::chrono::steady_clock::time_point> until);
+  // Entries not yet ended, after refreshing them from the engine (book_mutex_ held).
+  size_t count_active_locked();
+  DaemonMetrics daemon_metrics() const;
+  // Runs a handler body, maps every exception to a status and counts the call.
+  template <class F>
+  grpc::Status guarded(const char* method, F&& body) const;
+  // Drops a delivered result from the engine and from the book.
+  void deliver(const std::string& id);
+
+  engine::Engine& engine_;
+  const DaemonConfig& config_;
+  mutable RpcCounters counters_;
+
+  std::shared_mutex drain_mutex_;  // held shared by submissions, exclusively by begin_drain
+  std::atomic<bool> draining_{false};
+
+  struct Entry {
+    bool ended = false;
+    bool abandoned = false;  // its Prove caller went away: nobody will collect it
+    std::chrono::steady_clock::time_point ended_at;
+  };
+  mutable std::mutex book_mutex_;
+  std::map<std::string, Entry> book_;  // accepted, not yet delivered
+};
+
+}  // namespace cuzk::server

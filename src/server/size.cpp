@@ -1,0 +1,79 @@
+#include "server/size.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace cuzk::server {
+
+uint64_t parse_size(std::string_view text) {
+  auto fail = [&](const char* why) -> uint64_t {
+    throw std::invalid_argument("bad size '" + std::string(text) + "': " + why +
+                                " (examples: 1073741824, 512MiB, 4GiB, 1.5G)");
+  };
+  std::string_view s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  std::string number(s.substr(0, i));
+  if (number.empty() || number.find('.') != number.rfind('.')) return fail("no number");
+  std::string_view unit = s.substr(i);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  int shift = 0;
+  if (!unit.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(unit.front()))) {
+      case 'B':
+        shift = 0;
+        break;
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        return fail("unknown unit");
+    }
+    std::string_view rest = unit.substr(1);
+    if (shift == 0 ? !rest.empty() : !(rest.empty() || rest == "B" || rest == "iB" || rest == "b")) {
+      return fail("unknown unit");
+    }
+  }
+  if (number.find('.') == std::string::npos) {
+    uint64_t v = 0;
+    for (char c : number) {
+      if (v > (UINT64_MAX - 9) / 10) return fail("too large");
+      v = v * 10 + uint64_t(c - '0');
+    }
+    if (shift && v > (UINT64_MAX >> shift)) return fail("too large");
+    return v << shift;
+  }
+  if (shift == 0) return fail("a fraction of a byte");
+  double v = std::strtod(number.c_str(), nullptr) * std::ldexp(1.0, shift);
+  if (!(v < 1.8e19)) return fail("too large");
+  return uint64_t(std::llround(v));
+}
+
+std::string format_size(uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  if (u == 0 || v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  }
+  return buf;
+}
+
+}  // namespace cuzk::server

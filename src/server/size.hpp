@@ -1,0 +1,16 @@
+// Byte sizes as operators write them in flags and the TOML file ("64MiB", "4 GiB", "512M").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cuzk::server {
+
+// A plain number is bytes; suffixes K, M, G, T (optionally followed by "iB" or "B") are powers
+// of 1024. Fractions are allowed with a suffix ("1.5GiB"). Throws std::invalid_argument.
+uint64_t parse_size(std::string_view text);
+// "64 MiB", "1.50 GiB", "512 B".
+std::string format_size(uint64_t bytes);
+
+}  // namespace cuzk::server

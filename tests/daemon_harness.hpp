@@ -1,0 +1,53 @@
+// A real cuzk-daemon for the tests: a subprocess on a unix socket in a fresh temporary
+// directory (which also holds its parameter cache and its log), with the HTTP status port on
+// a free localhost port.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "cuzk/v1/proving.grpc.pb.h"
+
+namespace cuzk::test {
+
+class DaemonProcess {
+ public:
+  // Starts the daemon with small-machine settings plus extra_args, and waits until it serves.
+  // tcp: listen on a free localhost TCP port instead of the unix socket.
+  explicit DaemonProcess(std::vector<std::string> extra_args = {}, bool tcp = false);
+  ~DaemonProcess();  // SIGKILL if still running; removes the directory
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  const std::string& socket_path() const { return socket_; }
+  std::string addr() const { return tcp_port_ ? "127.0.0.1:" + std::to_string(tcp_port_) : "unix:" + socket_; }
+  uint16_t http_port() const { return http_port_; }
+  pid_t pid() const { return pid_; }
+
+  std::unique_ptr<cuzk::v1::ProvingEngine::Stub> stub() const;
+  // GET on the status port; returns the body and sets *status to the HTTP status (-1: no answer).
+  std::string http_get(const std::string& path, int* status = nullptr) const;
+  // Sends sig and waits for the exit; returns the exit code (or 128 + signal), -1 on timeout.
+  int stop(int sig, std::chrono::seconds timeout = std::chrono::seconds(120));
+  bool running();
+  std::string log() const;
+
+ private:
+  std::string dir_, socket_;
+  uint16_t http_port_ = 0, tcp_port_ = 0;
+  pid_t pid_ = -1;
+  int exit_code_ = -1;
+};
+
+// A synthetic proof request (2^10 constraints, one partition unless told otherwise).
+cuzk::v1::ProofRequest synthetic_request(uint64_t constraints = 1024, uint32_t partitions = 1,
+                                         const std::string& request_id = "");
+
+// Runs a program, waits for it and returns its exit code; its stdout goes to *out when given.
+int run_program(const std::vector<std::string>& argv, std::string* out = nullptr);
+
+}  // namespace cuzk::test

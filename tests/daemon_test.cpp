@@ -1,0 +1,700 @@
+// cuzk-daemon end to end: a real daemon process on a real unix socket, driven through gRPC,
+// its HTTP status port, raw sockets and the cuzk client.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <thread>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "daemon_harness.hpp"
+#include "engine/tracker.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace v1 = cuzk::v1;
+using cuzk::test::DaemonProcess;
+using cuzk::test::synthetic_request;
+
+std::unique_ptr<grpc::ClientContext> ctx_with_deadline(std::chrono::seconds s = std::chrono::seconds(120)) {
+  auto c = std::make_unique<grpc::ClientContext>();
+  c->set_deadline(std::chrono::system_clock::now() + s);
+  return c;
+}
+
+// Proves a small job and checks the result: the daemon still works.
+void expect_proof_works(const DaemonProcess& d, uint32_t partitions = 1) {
+  auto stub = d.stub();
+  v1::ProofResult r;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = stub->Prove(ctx.get(), synthetic_request(1024, partitions), &r);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 192u * partitions);
+  EXPECT_TRUE(r.verified());
+}
+
+// Sample value of one metric line ("name{labels} value"); -1 when absent.
+double metric(const std::string& text, const std::string& name_and_labels) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name_and_labels + " ", 0) == 0) return std::stod(line.substr(name_and_labels.size() + 1));
+  }
+  return -1;
+}
+
+// Polls until the engine has no active job (results may still await delivery).
+void wait_idle(const DaemonProcess& d) {
+  auto stub = d.stub();
+  for (int i = 0; i < 600; ++i) {
+    v1::GetStatusResponse st;
+    auto ctx = ctx_with_deadline();
+    if (stub->GetStatus(ctx.get(), v1::GetStatusRequest(), &st).ok() && st.jobs_active() == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "the engine did not become idle";
+}
+
+// Resident parameter sets are charged to the budget; partition buffers must not be, once idle.
+int64_t resident_param_bytes(const nlohmann::json& status) {
+  int64_t sum = 0;
+  for (const auto& p : status["params"]) sum += p["host_bytes"].get<int64_t>();
+  return sum;
+}
+
+void write_raw(const std::string& socket_path, const std::string& bytes) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, socket_path.c_str(), sizeof a.sun_path - 1);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  EXPECT_GE(n, 0);  // the daemon may close early; it must not crash
+  close(fd);
+}
+
+TEST(DaemonTest, ProveReturnsAVerifiedProofWithTimings) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::ProofResult r;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = stub->Prove(ctx.get(), synthetic_request(1024, 2, "prove-1"), &r);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(r.request_id(), "prove-1");
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 384u);
+  EXPECT_TRUE(r.verified());
+  EXPECT_GT(r.timings().total(), 0);
+  EXPECT_GT(r.timings().synthesis(), 0);
+  EXPECT_GE(r.timings().total(), r.timings().queue_wait());
+}
+
+TEST(DaemonTest, ServesOverTcpWhenConfigured) {
+  DaemonProcess d({}, /*tcp=*/true);
+  ASSERT_FALSE(testing::Test::HasFailure());
+  expect_proof_works(d);
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path()));  // no unix socket then
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+}
+
+TEST(DaemonTest, SubmitAwaitDeliversOnce) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(1024, 1), &sub).ok());
+  ASSERT_FALSE(sub.request_id().empty());  // the daemon picked one
+
+  v1::AwaitProofRequest aw;
+  aw.set_request_id(sub.request_id());
+  v1::ProofResult r;
+  auto c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c2.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 192u);
+
+  // Delivered: the result is gone.
+  auto c3 = ctx_with_deadline();
+  EXPECT_EQ(stub->AwaitProof(c3.get(), aw, &r).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(DaemonTest, CancelAQueuedJob) {
+  DaemonProcess d({"--synthesis-workers", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  // A blocker ahead of the victim keeps the victim queued.
+  v1::SubmitProofResponse a, b;
+  auto c1 = ctx_with_deadline(), c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 4, "blocker"), &a).ok());
+  ASSERT_TRUE(stub->SubmitProof(c2.get(), synthetic_request(4096, 4, "victim"), &b).ok());
+
+  // A short await returns the current state instead of blocking.
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("victim");
+  aw.set_timeout_ms(1);
+  v1::ProofResult r;
+  auto c3 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c3.get(), aw, &r).ok());
+  EXPECT_TRUE(r.state() == v1::JOB_STATE_QUEUED || r.state() == v1::JOB_STATE_RUNNING) << r.state();
+
+  v1::CancelProofRequest cr;
+  cr.set_request_id("victim");
+  v1::CancelProofResponse cresp;
+  auto c4 = ctx_with_deadline();
+  ASSERT_TRUE(stub->CancelProof(c4.get(), cr, &cresp).ok());
+  EXPECT_TRUE(cresp.cancelled());
+
+  aw.set_timeout_ms(0);
+  auto c5 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c5.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_TRUE(r.proof().empty());
+
+  aw.set_request_id("blocker");
+  auto c6 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c6.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 4 * 192u);
+
+  // The victim's partitions left the pipeline: every buffer counter is back to zero.
+  wait_idle(d);
+  std::string m = d.http_get("/metrics");
+  EXPECT_EQ(metric(m, "cuzk_tracked_bytes"), 0) << m;
+  EXPECT_EQ(metric(m, "cuzk_budget_used_bytes"),
+            double(resident_param_bytes(nlohmann::json::parse(d.http_get("/status")))));
+  EXPECT_EQ(metric(m, "cuzk_proofs_cancelled_total"), 1);
+}
+
+TEST(DaemonTest, UnknownIdsAreNotFound) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("no-such-job");
+  v1::ProofResult r;
+  auto c1 = ctx_with_deadline();
+  EXPECT_EQ(stub->AwaitProof(c1.get(), aw, &r).error_code(), grpc::StatusCode::NOT_FOUND);
+  v1::CancelProofRequest cr;
+  cr.set_request_id("no-such-job");
+  v1::CancelProofResponse cresp;
+  auto c2 = ctx_with_deadline();
+  EXPECT_EQ(stub->CancelProof(c2.get(), cr, &cresp).error_code(), grpc::StatusCode::NOT_FOUND);
+  v1::GetStatusRequest sr;
+  sr.set_request_id("no-such-job");
+  v1::GetStatusResponse sresp;
+  auto c3 = ctx_with_deadline();
+  EXPECT_EQ(stub->GetStatus(c3.get(), sr, &sresp).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
+  DaemonProcess d({"--max-partitions-per-job", "8"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  auto expect_code = [&](const v1::ProofRequest& req, grpc::StatusCode code, const std::string& what) {
+    v1::SubmitProofResponse resp;
+    auto ctx = ctx_with_deadline();
+    grpc::Status s = stub->SubmitProof(ctx.get(), req, &resp);
+    EXPECT_EQ(s.error_code(), code) << what << ": " << s.error_message();
+    EXPECT_FALSE(s.error_message().empty()) << what;
+  };
+  v1::ProofRequest no_inputs;
+  expect_code(no_inputs, grpc::StatusCode::INVALID_ARGUMENT, "no inputs");
+  expect_code(synthetic_request(0), grpc::StatusCode::INVALID_ARGUMENT, "zero constraints");
+  expect_code(synthetic_request(1024, 1, "has space"), grpc::StatusCode::INVALID_ARGUMENT, "space in id");
+  expect_code(synthetic_request(1024, 1000000), grpc::StatusCode::INVALID_ARGUMENT, "a million partitions");
+  v1::ProofRequest bad_param = synthetic_request(1024);
+  bad_param.set_param_id("../../etc/passwd");
+  expect_code(bad_param, grpc::StatusCode::INVALID_ARGUMENT, "param id with /");
+  v1::ProofRequest porep;
+  porep.set_kind(v1::PROOF_KIND_POREP_C2);
+  expect_code(porep, grpc::StatusCode::INVALID_ARGUMENT, "unsupported kind");
+  v1::ProofRequest wrong_kind = synthetic_request(1024);
+  wrong_kind.set_kind(v1::PROOF_KIND_WINDOW_POST);
+  expect_code(wrong_kind, grpc::StatusCode::INVALID_ARGUMENT, "kind does not match inputs");
+
+  // The same id twice while the first is kept: ALREADY_EXISTS.
+  v1::SubmitProofResponse resp;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(1024, 1, "dup"), &resp).ok());
+  expect_code(synthetic_request(1024, 1, "dup"), grpc::StatusCode::ALREADY_EXISTS, "duplicate id");
+
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, OversizedRequestIsRejectedThenAProofWorks) {
+  DaemonProcess d({"--max-request-bytes", "1MiB"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::ProofRequest big = synthetic_request(1024);
+  big.set_param_id(std::string(2 << 20, 'x'));
+  v1::ProofResult r;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = stub->Prove(ctx.get(), big, &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, GarbageOnTheSocketThenAProofWorks) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  // A job in flight while the garbage arrives must not notice it.
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 2, "bystander"), &sub).ok());
+  auto rng = cuzk::test::make_rng();
+  std::string noise(1 << 16, '\0');
+  for (char& c : noise) c = char(rng());
+  write_raw(d.socket_path(), noise);
+  write_raw(d.socket_path(), "");                                                           // connect, hang up
+  write_raw(d.socket_path(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");                          // wrong protocol
+  write_raw(d.socket_path(), std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + noise);      // HTTP/2, then junk
+  write_raw(d.socket_path(), std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x12"));  // truncated frame
+
+  // A well-framed call whose payload is not a ProofRequest.
+  auto channel = grpc::CreateChannel(d.addr(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub generic(channel);
+  grpc::ByteBuffer request, response;
+  grpc::Slice slice(noise.data(), 4096);
+  request = grpc::ByteBuffer(&slice, 1);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  std::atomic<bool> done{false};
+  grpc::Status status;
+  grpc::StubOptions options;
+  generic.UnaryCall(&ctx, "/cuzk.v1.ProvingEngine/Prove", options, &request, &response, [&](grpc::Status s) {
+    status = s;
+    done = true;
+  });
+  while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(status.ok());
+
+  // Garbage on the HTTP port too: random bytes, then an unknown page; /status still answers.
+  {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(d.http_port());
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_GE(send(fd, noise.data(), noise.size(), MSG_NOSIGNAL), 0);
+    close(fd);
+  }
+  int status_code = 0;
+  d.http_get("/no-such-page", &status_code);
+  EXPECT_EQ(status_code, 404);
+  d.http_get("/status", &status_code);
+  EXPECT_EQ(status_code, 200);
+
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("bystander");
+  v1::ProofResult r;
+  auto c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c2.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 2 * 192u);
+  expect_proof_works(d);
+  EXPECT_TRUE(d.running());
+}
+
+TEST(DaemonTest, CallerGoingAwayCancelsItsProve) {
+  DaemonProcess d({"--synthesis-workers", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::ProofResult r;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  grpc::Status s = stub->Prove(&ctx, synthetic_request(4096, 8, "abandoned"), &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  wait_idle(d);
+  std::string m = d.http_get("/metrics");
+  EXPECT_EQ(metric(m, "cuzk_proofs_cancelled_total"), 1) << m;
+  EXPECT_EQ(metric(m, "cuzk_tracked_bytes"), 0);
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, ConcurrentClients) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  constexpr int kClients = 4, kEach = 2;
+  std::atomic<int> succeeded{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      auto stub = d.stub();  // a channel of its own
+      for (int i = 0; i < kEach; ++i) {
+        v1::ProofResult r;
+        auto ctx = ctx_with_deadline(std::chrono::seconds(300));
+        std::string id = "client" + std::to_string(c) + "-" + std::to_string(i);
+        grpc::Status s = stub->Prove(ctx.get(), synthetic_request(1024, 1, id), &r);
+        if (s.ok() && r.state() == v1::JOB_STATE_SUCCEEDED && r.proof().size() == 192 && r.request_id() == id) {
+          ++succeeded;
+        }
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(succeeded, kClients * kEach);
+}
+
+// Many clients doing everything at once: proofs, cancellations, abandoned calls, status reads,
+// a full queue. Every answer must be consistent, and afterwards the daemon holds nothing.
+TEST(DaemonTest, MixedLoadFromManyClients) {
+  DaemonProcess d({"--max-queued-jobs", "6"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  std::atomic<int> accepted{0}, succeeded{0}, busy{0}, inconsistent{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&, c] {
+      auto stub = d.stub();
+      for (int i = 0; i < 6; ++i) {
+        std::string id = "mix" + std::to_string(c) + "-" + std::to_string(i);
+        uint32_t parts = 1 + (c + i) % 2;
+        int action = (c + i) % 4;
+        v1::ProofResult r;
+        grpc::Status s;
+        if (action == 0 || action == 3) {  // Prove; action 3 gives up early
+          grpc::ClientContext ctx;
+          ctx.set_deadline(std::chrono::system_clock::now() +
+                           (action == 3 ? std::chrono::milliseconds(50) : std::chrono::milliseconds(300000)));
+          s = stub->Prove(&ctx, synthetic_request(1024, parts, id), &r);
+          if (s.ok() || s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) ++accepted;
+          if (s.ok() && !(r.state() == v1::JOB_STATE_SUCCEEDED && r.proof().size() == 192u * parts && r.verified())) {
+            ++inconsistent;
+          }
+          if (s.ok()) ++succeeded;
+        } else {  // Submit, then await (action 1) or cancel and await (action 2)
+          v1::SubmitProofResponse sub;
+          auto c1 = ctx_with_deadline();
+          s = stub->SubmitProof(c1.get(), synthetic_request(1024, parts, id), &sub);
+          if (s.ok()) {
+            ++accepted;
+            if (action == 2) {
+              v1::CancelProofRequest cr;
+              cr.set_request_id(id);
+              v1::CancelProofResponse cresp;
+              auto c2 = ctx_with_deadline();
+              if (!stub->CancelProof(c2.get(), cr, &cresp).ok()) ++inconsistent;
+            }
+            v1::AwaitProofRequest aw;
+            aw.set_request_id(id);
+            auto c3 = ctx_with_deadline(std::chrono::seconds(300));
+            if (!stub->AwaitProof(c3.get(), aw, &r).ok()) ++inconsistent;
+            bool ok = r.state() == v1::JOB_STATE_SUCCEEDED ? r.proof().size() == 192u * parts
+                                                           : r.state() == v1::JOB_STATE_CANCELLED && action == 2;
+            if (!ok) ++inconsistent;
+            if (r.state() == v1::JOB_STATE_SUCCEEDED) ++succeeded;
+          }
+        }
+        if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++busy;
+        v1::GetStatusResponse st;
+        auto c4 = ctx_with_deadline();
+        if (!stub->GetStatus(c4.get(), v1::GetStatusRequest(), &st).ok()) ++inconsistent;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(inconsistent, 0);
+  EXPECT_GT(succeeded, 0);
+  EXPECT_LE(accepted + busy, 36);
+
+  // Abandoned results are dropped by the janitor; then nothing is left anywhere.
+  wait_idle(d);
+  nlohmann::json st;
+  for (int i = 0; i < 100; ++i) {
+    st = nlohmann::json::parse(d.http_get("/status"));
+    if (st["daemon"]["jobs_tracked"] == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(st["daemon"]["jobs_tracked"], 0);
+  EXPECT_EQ(st["buffers"]["tracked_bytes"], 0);
+  EXPECT_EQ(st["buffers"]["idle"], true);
+  EXPECT_EQ(st["jobs"]["failed"], 0);
+  // Every job the daemon accepted ended as completed or cancelled (a Prove that gave up before
+  // its call reached the daemon was never a job, so count on the daemon's side).
+  auto calls = [&](const char* method, const char* code) {
+    auto& rpc = st["daemon"]["rpc_requests"];
+    return rpc.contains(method) && rpc[method].contains(code) ? rpc[method][code].get<int>() : 0;
+  };
+  int jobs = calls("SubmitProof", "OK") + calls("Prove", "OK") + calls("Prove", "CANCELLED");
+  EXPECT_EQ(st["jobs"]["completed"].get<int>() + st["jobs"]["cancelled"].get<int>(), jobs);
+  EXPECT_GE(jobs, accepted.load() - 6);  // at most the six early give-ups may not have arrived
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, StatusAndMetricsAfterWork) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  expect_proof_works(d, 2);
+  wait_idle(d);
+
+  int code = 0;
+  nlohmann::json st = nlohmann::json::parse(d.http_get("/status", &code));
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(st["jobs"]["completed"], 1);
+  EXPECT_EQ(st["jobs"]["active"], 0);
+  EXPECT_EQ(st["jobs"]["partitions_proved"], 2);
+  EXPECT_EQ(st["buffers"]["idle"], true);
+  EXPECT_EQ(st["buffers"]["tracked_bytes"], 0);
+  for (auto& [stage, counters] : st["buffers"]["stages"].items()) {
+    EXPECT_EQ(counters["partitions"], 0) << stage;
+    EXPECT_EQ(counters["total_bytes"], 0) << stage;
+  }
+  EXPECT_EQ(st["budget"]["used_bytes"], resident_param_bytes(st));
+  EXPECT_GT(st["budget"]["total_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(st["daemon"]["draining"], false);
+  EXPECT_EQ(st["daemon"]["rpc_requests"]["Prove"]["OK"], 1);
+  EXPECT_FALSE(st["params"].empty());
+
+  std::string m = d.http_get("/metrics", &code);
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(metric(m, "cuzk_proofs_completed_total"), 1) << m;
+  EXPECT_EQ(metric(m, "cuzk_proofs_failed_total"), 0);
+  EXPECT_EQ(metric(m, "cuzk_partitions_proved_total"), 2);
+  EXPECT_EQ(metric(m, "cuzk_queue_depth_partitions"), 0);
+  EXPECT_EQ(metric(m, "cuzk_budget_used_bytes"), double(resident_param_bytes(st)));
+  EXPECT_GT(metric(m, "cuzk_budget_total_bytes"), 0);
+  EXPECT_EQ(metric(m, "cuzk_phase_duration_seconds_count{phase=\"total\"}"), 1);
+  EXPECT_EQ(metric(m, "cuzk_phase_duration_seconds_bucket{phase=\"total\",le=\"+Inf\"}"), 1);
+  EXPECT_EQ(metric(m, "cuzk_rpc_requests_total{method=\"Prove\",code=\"OK\"}"), 1);
+  EXPECT_GT(metric(m, "cuzk_srs_host_bytes"), 0);
+  // Every buffer-tracker gauge is present and back to zero.
+  int stage_samples = 0;
+  std::istringstream in(m);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("cuzk_stage_partitions{", 0) == 0 || line.rfind("cuzk_stage_buffer_bytes{", 0) == 0) {
+      ++stage_samples;
+      EXPECT_EQ(line.substr(line.rfind(' ') + 1), "0") << line;
+    }
+  }
+  EXPECT_EQ(stage_samples, int(cuzk::engine::kStageCount * (1 + cuzk::engine::kBufferClassCount)));
+
+  // The same text and document over gRPC.
+  auto stub = d.stub();
+  v1::GetMetricsResponse gm;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->GetMetrics(c1.get(), v1::GetMetricsRequest(), &gm).ok());
+  EXPECT_EQ(metric(gm.prometheus_text(), "cuzk_proofs_completed_total"), 1);
+  v1::GetStatusResponse gs;
+  auto c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->GetStatus(c2.get(), v1::GetStatusRequest(), &gs).ok());
+  EXPECT_EQ(nlohmann::json::parse(gs.status_json())["jobs"]["completed"], 1);
+  EXPECT_EQ(gs.jobs_active(), 0u);
+  EXPECT_EQ(gs.budget_used_bytes(), resident_param_bytes(st));
+  d.http_get("/healthz", &code);
+  EXPECT_EQ(code, 200);
+}
+
+TEST(DaemonTest, PreloadAndEvictParams) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::PreloadParamsRequest pr;
+  pr.mutable_synthetic()->set_constraints(1024);
+  pr.mutable_synthetic()->set_public_inputs(4);
+  pr.mutable_synthetic()->set_seed(7);
+  v1::PreloadParamsResponse presp;
+  auto c1 = ctx_with_deadline();
+  grpc::Status s = stub->PreloadParams(c1.get(), pr, &presp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(presp.param_id().empty());
+  EXPECT_GT(presp.host_bytes(), 0);
+
+  v1::EvictParamsRequest er;
+  er.set_param_id(presp.param_id());
+  v1::EvictParamsResponse eresp;
+  auto c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->EvictParams(c2.get(), er, &eresp).ok());
+  EXPECT_TRUE(eresp.evicted());
+  auto c3 = ctx_with_deadline();
+  ASSERT_TRUE(stub->EvictParams(c3.get(), er, &eresp).ok());
+  EXPECT_FALSE(eresp.evicted());
+}
+
+TEST(DaemonTest, SigtermDuringWorkFinishesItAndRemovesTheSocket) {
+  DaemonProcess d({"--synthesis-workers", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::ProofResult r;
+  grpc::Status s;
+  std::thread client([&] {
+    auto ctx = ctx_with_deadline(std::chrono::seconds(300));
+    s = stub->Prove(ctx.get(), synthetic_request(4096, 4, "in-flight"), &r);
+  });
+  // Wait until the job is in the engine.
+  for (int i = 0; i < 300; ++i) {
+    v1::GetStatusRequest sr;
+    sr.set_request_id("in-flight");
+    v1::GetStatusResponse sresp;
+    auto ctx = ctx_with_deadline();
+    if (stub->GetStatus(ctx.get(), sr, &sresp).ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+  client.join();
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.proof().size(), 4 * 192u);
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
+  EXPECT_NE(d.log().find("cuzk-daemon stopped"), std::string::npos);
+}
+
+TEST(DaemonTest, SigtermInCancelModeCancelsWork) {
+  DaemonProcess d({"--synthesis-workers", "1", "--shutdown", "cancel"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 16, "long"), &sub).ok());
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
+  EXPECT_NE(d.log().find("cancelling"), std::string::npos) << d.log();
+}
+
+TEST(DaemonTest, DrainingRefusesNewProofsAndASecondSignalCancels) {
+  DaemonProcess d({"--synthesis-workers", "1", "--shutdown", "finish"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 32, "long"), &sub).ok());
+  kill(d.pid(), SIGTERM);
+  // Draining: status still answers, new proofs get UNAVAILABLE, /healthz says 503.
+  bool saw_draining = false;
+  for (int i = 0; i < 200 && !saw_draining; ++i) {
+    v1::GetStatusResponse st;
+    auto ctx = ctx_with_deadline();
+    saw_draining = stub->GetStatus(ctx.get(), v1::GetStatusRequest(), &st).ok() && st.draining();
+    if (!saw_draining) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(saw_draining);
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(c2.get(), synthetic_request(1024), &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  int code = 0;
+  d.http_get("/healthz", &code);
+  EXPECT_EQ(code, 503);
+  // The second signal cancels the long job instead of finishing it.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(d.stop(SIGINT), 0) << d.log();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_NE(d.log().find("cancelling"), std::string::npos) << d.log();
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
+}
+
+TEST(DaemonTest, MaxQueuedJobsAnswersResourceExhausted) {
+  DaemonProcess d({"--synthesis-workers", "1", "--max-queued-jobs", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(4096, 4, "first"), &sub).ok());
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(c2.get(), synthetic_request(1024, 1, "second"), &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("max_queued_jobs"), std::string::npos) << s.error_message();
+  // Once the first has ended there is room again.
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("first");
+  v1::ProofResult r;
+  auto c3 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c3.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, ConfigFileWithFlagsOverriding) {
+  char tmpl[] = "/tmp/cuzk-config-test-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string file = dir + "/cuzk.toml";
+  std::ofstream(file) << "[daemon]\nmax_queued_jobs = 3\nshutdown = \"cancel\"\n[engine]\nbudget = \"8GiB\"\n"
+                         "policy = \"budget\"\n";
+  std::string text;
+  ASSERT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", file, "--budget", "2GiB", "--print-config"}, &text),
+            0);
+  EXPECT_NE(text.find("max_queued_jobs = 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("shutdown = 'cancel'"), std::string::npos) << text;
+  EXPECT_NE(text.find("budget = 2147483648"), std::string::npos) << text;  // the flag wins
+
+  std::ofstream(file) << "[engine]\nbudjet = 5\n";
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", file, "--print-config"}), 1);
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", dir + "/missing.toml"}), 1);
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--budget", "lots"}), 1);
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--listen", "nowhere"}), 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DaemonTest, AJobThatCanNeverFitIsFailedPrecondition) {
+  DaemonProcess d({"--budget", "1MiB"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(ctx.get(), synthetic_request(65536), &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  EXPECT_FALSE(s.error_message().empty());
+  EXPECT_EQ(cuzk::test::run_program({CUZK_CLIENT_BIN, "--addr", d.addr(), "submit", "--constraints", "65536"}), 3);
+}
+
+TEST(DaemonTest, RefusesToTakeOverALiveSocket) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  // The default socket_mode, set right after the socket is bound.
+  struct stat st {};
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(stat(d.socket_path().c_str(), &st), 0);
+    if ((st.st_mode & 0777) == 0660) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(st.st_mode & 0777, 0660u);
+  int rc = cuzk::test::run_program({CUZK_DAEMON_BIN, "--listen", d.addr(), "--param-cache-dir", d.dir() + "/p2",
+                                    "--budget", "1GiB", "--backend", "cpu"});
+  EXPECT_EQ(rc, 2);  // cannot start
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, ClientCommandsAndExitCodes) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  const std::string cli = CUZK_CLIENT_BIN, out = d.dir() + "/proof.bin";
+  std::string text;
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "prove", "--constraints", "1024", "--out", out}, &text),
+            0);
+  EXPECT_NE(text.find("verified  true"), std::string::npos) << text;
+  EXPECT_EQ(std::filesystem::file_size(out), 192u);
+
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "status", "--json"}, &text), 0);
+  EXPECT_EQ(nlohmann::json::parse(text)["jobs"]["completed"], 1);
+
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "submit", "--constraints", "1024", "--request-id", "s1"},
+                                    &text),
+            0);
+  EXPECT_EQ(text, "s1\n");
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "await", "s1", "--json"}, &text), 0);
+  EXPECT_EQ(nlohmann::json::parse(text)["state"], "succeeded");
+
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "metrics"}, &text), 0);
+  EXPECT_EQ(metric(text, "cuzk_proofs_completed_total"), 2);
+
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "await", "nope"}), 4);
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "submit", "--constraints", "0"}), 3);
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", "unix:" + d.dir() + "/absent.sock", "status"}), 2);
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "frobnicate"}), 1);
+}
+
+}  // namespace

@@ -93,6 +93,11 @@ SyntheticCircuit::SyntheticCircuit(size_t constraints, size_t public_inputs, Syn
   body_ = constraints - overhead;
 }
 
+size_t SyntheticCircuit::synthesis_scratch_bytes(size_t constraints) {
+  // steps, value, is_bit and the variables, one each per body constraint.
+  return constraints * (sizeof(Step) + sizeof(Fr) + sizeof(uint8_t) + sizeof(Variable));
+}
+
 void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
   const size_t n = body_;
   // Shapes and witness per block, in parallel; then the constraints, in order.

@@ -38,6 +38,10 @@ class SyntheticCircuit final : public r1cs::Circuit {
   // partitions of one job.
   void set_witness_seed(uint64_t witness_seed) { witness_seed_ = witness_seed; }
 
+  // Bytes synthesize() holds besides the constraint system (per-constraint shapes and values),
+  // for the engine's memory estimate.
+  static size_t synthesis_scratch_bytes(size_t constraints);
+
   size_t num_constraints() const { return constraints_; }
   size_t num_public_inputs() const { return inputs_; }
   size_t num_aux() const { return body_; }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <spdlog/spdlog.h>
 
+#include "circuits/synthetic.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/host_memory.hpp"
 
@@ -53,6 +54,8 @@ PartitionShape partition_shape(const CircuitDescription& c) {
   s.bytes[size_t(BufferClass::kAux)] = int64_t(kFr * s.aux);
   s.bytes[size_t(BufferClass::kInputs)] = int64_t(kFr * std::bit_ceil(s.inputs));
   s.bytes[size_t(BufferClass::kDensities)] = int64_t(2 * density_bytes(s.aux) + density_bytes(s.inputs));
+  s.bytes[size_t(BufferClass::kSynthScratch)] =
+      int64_t(circuits::SyntheticCircuit::synthesis_scratch_bytes(c.constraints));
   return s;
 }
 

@@ -38,6 +38,7 @@ struct PartitionShape {
   BufferBytes bytes{};                       // estimated, by buffer class
   uint64_t total() const;
   uint64_t abc() const { return uint64_t(bytes[size_t(BufferClass::kAbc)]); }
+  uint64_t scratch() const { return uint64_t(bytes[size_t(BufferClass::kSynthScratch)]); }
 };
 PartitionShape partition_shape(const CircuitDescription& c);
 

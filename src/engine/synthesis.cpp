@@ -1,5 +1,6 @@
 // Stages 2 and 3: admission (by the memory budget, or by the policy being compared) and
 // synthesis of the partition's proving assignment on a CPU worker.
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include "circuits/synthetic.hpp"
@@ -91,13 +92,17 @@ void Engine::Impl::synthesis_loop(unsigned worker) {
       circuit->synthesize(*p->assignment);
       p->assignment->enforce_input_constraints();
       const auto done = Clock::now();
+      // The circuit's scratch is gone; from here the partition holds what its assignment does.
       const BufferBytes actual = bytes_of(*p->assignment);
       uint64_t actual_total = 0;
       for (int64_t b : actual) actual_total += uint64_t(b);
-      if (actual_total > p->reserved) {  // the estimate was short: account for the truth
-        budget.force_reserve(actual_total - p->reserved);
-        p->reserved += actual_total - p->reserved;
+      const uint64_t keep = std::max(actual_total, p->reserved - job.shape.scratch());
+      if (keep > p->reserved) {  // the estimate was short: account for the truth
+        budget.force_reserve(keep - p->reserved);
+      } else if (keep < p->reserved) {
+        budget.release(p->reserved - keep);
       }
+      p->reserved = keep;
       move_stage(*p, Stage::kSynthDoneWaitingGpu, actual, "synth_done");
       span(track, "synthesize " + p->label, loaded, done);
       observe_phase("synthesis", seconds_between(loaded, done));

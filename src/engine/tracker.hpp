@@ -25,7 +25,9 @@ enum class Stage : uint8_t {
 inline constexpr size_t kStageCount = size_t(Stage::kCount);
 const char* stage_name(Stage s);
 
-enum class BufferClass : uint8_t { kAbc, kAux, kInputs, kDensities, kCount };
+// kSynthScratch: what the circuit's synthesis holds besides the assignment (only while
+// synth_running).
+enum class BufferClass : uint8_t { kAbc, kAux, kInputs, kDensities, kSynthScratch, kCount };
 inline constexpr size_t kBufferClassCount = size_t(BufferClass::kCount);
 const char* buffer_class_name(BufferClass c);
 

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
   auto* gpu_msm_cmd = app.add_subcommand("gpu-msm", "GPU multi-scalar multiplication over pseudo-random bases");
-  gpu_msm_cmd->add_option("--curve", gpu_msm.curve, "g1")->check(CLI::IsMember({"g1"}));
+  gpu_msm_cmd->add_option("--curve", gpu_msm.curve, "g1, g2 or both")->check(CLI::IsMember({"g1", "g2", "both"}));
   gpu_msm_cmd->add_option("--log-sizes", gpu_msm.log_sizes, "sizes as powers of two")->delimiter(',');
   gpu_msm_cmd->add_option("--windows", gpu_msm.windows, "window widths (0: by size)")->delimiter(',');
   gpu_msm_cmd->add_option("--zero-fraction", gpu_msm.zero_fraction, "share of zero scalars")

@@ -149,6 +149,7 @@ int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   try {
     if (args.curve == "g1" || args.curve == "both") rows<ec::G1Curve>("G1", 0, args);
+    if (args.curve == "g2" || args.curve == "both") rows<ec::G2Curve>("G2", 1, args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench gpu-msm: %s\n", e.what());
     return 1;

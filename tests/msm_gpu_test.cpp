@@ -163,6 +163,39 @@ TEST_F(MsmGpuTest, LargeRandomMatchesCpu) {
   EXPECT_EQ(cuda::msm<G1Curve>(*big, 3, n - 3, std::span<const Fr>(scalars)).to_affine(), want);
 }
 
+// G2 runs the same templates over Fp2: random and PoRep-like scalars, a density mask.
+TEST_F(MsmGpuTest, G2MatchesCpu) {
+  using ec::G2Affine;
+  using ec::G2Curve;
+  auto rng = test::make_rng();
+  const size_t max_n = 9000;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G2Curve>(max_n, rng);
+  const auto g2 = cuda::G2Bases::upload(0, host_bases);
+  EXPECT_EQ(g2->device_bytes(), max_n * sizeof(G2Affine));
+  for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(777), max_n - 1}) {
+    std::vector<Fr> scalars(n);
+    for (auto& x : scalars) {
+      const uint64_t r = rng() % 4;
+      x = r == 0 ? Fr::zero() : r == 1 ? Fr::one() : Fr::random(rng);
+    }
+    const size_t offset = max_n - n;
+    const auto want = msm::msm<G2Curve>(std::span<const G2Affine>(host_bases).subspan(offset), scalars).to_affine();
+    EXPECT_EQ(cuda::msm<G2Curve>(*g2, offset, n, std::span<const Fr>(scalars)).to_affine(), want) << "n = " << n;
+  }
+  const size_t n = 30000;
+  std::vector<uint64_t> words((n + 63) / 64, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (rng() % 4 == 0) words[i / 64] |= uint64_t(1) << (i % 64);
+  }
+  const DensityView density{words, n};
+  ASSERT_LE(density.count_ones(), max_n);
+  const auto scalars = random_scalars(n, rng);
+  const auto want =
+      msm_with_density<G2Curve>(std::span<const G2Affine>(host_bases).first(density.count_ones()), scalars, density)
+          .to_affine();
+  EXPECT_EQ(cuda::msm_with_density<G2Curve>(*g2, 0, std::span<const Fr>(scalars), density).to_affine(), want);
+}
+
 TEST_F(MsmGpuTest, BadArgumentsThrow) {
   std::vector<Fr> s(10, Fr::one());
   EXPECT_THROW(cuda::msm<G1Curve>(bases(), kResident - 5, 10, std::span<const Fr>(s)), std::invalid_argument);

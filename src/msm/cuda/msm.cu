@@ -675,5 +675,6 @@ ec::JacobianPoint<Curve> msm_with_density(const Bases<Curve>& bases, size_t offs
                                                             const DensityView&, const MsmOptions&, MsmStats*);
 
 CUZK_INSTANTIATE_GPU_MSM(ec::G1Curve)
+CUZK_INSTANTIATE_GPU_MSM(ec::G2Curve)
 
 }  // namespace cuzk::msm::cuda

@@ -8,9 +8,11 @@
 // take equal slices of the sorted pairs (so long buckets cannot stall one thread), then each
 // window's buckets are reduced by segmented running sums and the windows combined on the host.
 //
-// Every call sets the device of the bases, runs on its own stream and returns once the result
-// is on the host. CUDA failures (no device, out of memory, launch errors) throw
-// std::runtime_error with the CUDA error text; bad arguments throw std::invalid_argument.
+// Every call makes the bases' device current (restoring the caller's), runs on that device's
+// MSM stream with its grow-only workspace (calls on one device are serialised) and returns once
+// the result is on the host. CUZK_GPU_MSM_PHASES=1 prints per-phase device times to stderr. CUDA failures (no device,
+// out of memory, launch errors) throw std::runtime_error with the CUDA error text; bad arguments throw
+// std::invalid_argument.
 #pragma once
 
 #include <cstddef>

@@ -110,11 +110,16 @@ Proof prove_finish(const Parameters& params, const r1cs::ProvingAssignment& pa, 
   ProveTimings local;
   ProveTimings& t = timings ? *timings : local;
   auto t0 = Clock::now();
-  const auto b_query =
-      split_query<ec::G2Curve>(params.b_g2, "b_g2", pa.b_input_density().count_ones(), pa.b_aux_density().count_ones());
-  G2Jacobian b_g2 = msm::msm_with_density<ec::G2Curve>(b_query.inputs, pa.inputs(), view(pa.b_input_density()));
-  b_g2 += msm::msm_with_density<ec::G2Curve>(b_query.aux, pa.aux(), view(pa.b_aux_density()));
-  t.msm_b_g2 = seconds_since(t0);
+  G2Jacobian b_g2;
+  if (p.b_g2) {
+    b_g2 = *p.b_g2;
+  } else {
+    const auto b_query = split_query<ec::G2Curve>(params.b_g2, "b_g2", pa.b_input_density().count_ones(),
+                                                  pa.b_aux_density().count_ones());
+    b_g2 = msm::msm_with_density<ec::G2Curve>(b_query.inputs, pa.inputs(), view(pa.b_input_density()));
+    b_g2 += msm::msm_with_density<ec::G2Curve>(b_query.aux, pa.aux(), view(pa.b_aux_density()));
+    t.msm_b_g2 = seconds_since(t0);
+  }
 
   t0 = Clock::now();
   const auto& vk = params.vk;

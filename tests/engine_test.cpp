@@ -400,6 +400,26 @@ TEST(EngineTest, EvictsIdleParametersOnRequestAndUnderPressure) {
   EXPECT_THROW(engine.preload_params("no-such-set"), EngineError);
 }
 
+TEST(EngineTest, PreloadCannotGoAroundTheBudget) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  cfg.budget_bytes = uint64_t(8) << 20;
+  Engine engine(cfg);
+  auto code_of = [&](const std::string& id) {
+    try {
+      engine.preload_params(id);
+    } catch (const EngineError& e) {
+      return e.code();
+    }
+    return EngineError::Code::kUnavailable;  // loaded
+  };
+  // 2^28 constraints would be a setup of hours and ~90 GB: refused before any work.
+  EXPECT_EQ(code_of("synthetic-268435456-0-seed9"), EngineError::Code::kFailedPrecondition);
+  EXPECT_EQ(code_of("synthetic-5-8-seed1"), EngineError::Code::kInvalidArgument);  // too few constraints
+  EXPECT_EQ(code_of("synthetic-1024-4-seed1"), EngineError::Code::kUnavailable);   // fits: loaded
+  EXPECT_TRUE(engine.snapshot().params.size() == 1);
+}
+
 TEST(HostMemoryTest, FreedLargeBuffersLeaveTheProcess) {
   use_mmap_for_large_buffers();
   const int64_t before = process_rss_bytes();

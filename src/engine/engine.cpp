@@ -35,6 +35,20 @@ uint64_t resolve_budget(const EngineConfig& c) {
 
 std::string mib(uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; }
 
+// What a circuit description must satisfy before anything is queued or set up for it.
+void check_synthetic_circuit(const CircuitDescription& c) {
+  using Code = EngineError::Code;
+  if (c.kind != "synthetic") {
+    throw EngineError(Code::kInvalidArgument, "unknown circuit kind '" + c.kind + "' (supported: synthetic)");
+  }
+  const uint64_t min_constraints = 2 * uint64_t(c.public_inputs) + 3;
+  if (c.constraints < min_constraints || c.constraints > (uint64_t(1) << 32)) {
+    throw EngineError(Code::kInvalidArgument, "synthetic circuit: " + std::to_string(c.constraints) +
+                                                  " constraints is outside [" + std::to_string(min_constraints) +
+                                                  ", 2^32] for " + std::to_string(c.public_inputs) + " public inputs");
+  }
+}
+
 }  // namespace
 
 uint64_t PartitionShape::total() const {
@@ -183,15 +197,7 @@ std::string Engine::submit(JobRequest request) {
                                                   std::to_string(m.config.max_partitions_per_job));
   }
   const CircuitDescription& c = parts[0];
-  if (c.kind != "synthetic") {
-    throw EngineError(Code::kInvalidArgument, "unknown circuit kind '" + c.kind + "' (supported: synthetic)");
-  }
-  const uint64_t min_constraints = 2 * uint64_t(c.public_inputs) + 3;
-  if (c.constraints < min_constraints || c.constraints > (uint64_t(1) << 32)) {
-    throw EngineError(Code::kInvalidArgument, "synthetic circuit: " + std::to_string(c.constraints) +
-                                                  " constraints is outside [" + std::to_string(min_constraints) +
-                                                  ", 2^32] for " + std::to_string(c.public_inputs) + " public inputs");
-  }
+  check_synthetic_circuit(c);
   for (size_t i = 1; i < parts.size(); i++) {
     if (parts[i].kind != c.kind || parts[i].constraints != c.constraints || parts[i].public_inputs != c.public_inputs ||
         parts[i].seed != c.seed) {
@@ -326,8 +332,24 @@ void Engine::preload_params(const std::string& param_id) {
   if (!ParameterManager::valid_id(param_id)) {
     throw EngineError(EngineError::Code::kInvalidArgument, "invalid parameter id '" + param_id + "'");
   }
+  Impl& m = *impl_;
+  if (!m.params.resident(param_id)) {
+    // A synthetic id must describe a circuit submit() would accept, and no set may be loaded
+    // (or set up) that the budget cannot hold: a preload is not a way around the budget.
+    if (const auto c = ParameterManager::parse_synthetic_id(param_id)) check_synthetic_circuit(*c);
+    const auto need = m.params.expected_bytes(param_id);
+    if (need && uint64_t(*need) + uint64_t(m.params.resident_bytes()) > m.budget.total()) {
+      m.params.evict_idle_for(uint64_t(*need));
+      if (uint64_t(*need) + uint64_t(m.params.resident_bytes()) > m.budget.total()) {
+        throw EngineError(EngineError::Code::kFailedPrecondition,
+                          "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
+                              mib(m.budget.total() - uint64_t(m.params.resident_bytes())) +
+                              " of the host-memory budget left beside the resident sets in use");
+      }
+    }
+  }
   try {
-    impl_->params.acquire(param_id);
+    m.params.acquire(param_id);
   } catch (const std::exception& e) {
     const bool missing = std::string_view(e.what()).find("no parameter file") != std::string_view::npos;
     throw EngineError(missing ? EngineError::Code::kNotFound : EngineError::Code::kFailedPrecondition, e.what());

@@ -400,6 +400,36 @@ TEST(EngineTest, EvictsIdleParametersOnRequestAndUnderPressure) {
   EXPECT_THROW(engine.preload_params("no-such-set"), EngineError);
 }
 
+TEST(EngineTest, TwoParameterSetsThatDoNotFitTogetherStillFinish) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  // A partition (~1.3 MiB while synthesizing) fits beside one set (~1.4 MiB) but not beside
+  // two: the waiting partition must evict the other job's idle set, not wait forever.
+  cfg.budget_bytes = uint64_t(3584) << 10;
+  cfg.synthesis_workers = 2;
+  Engine engine(cfg);
+  const auto a = engine.submit(synthetic_job(1 << 12, 3, 0, 21));
+  const auto b = engine.submit(synthetic_job(1 << 12, 3, 5, 22));
+  EXPECT_EQ(await_end(engine, a).state, JobState::kSucceeded);
+  EXPECT_EQ(await_end(engine, b).state, JobState::kSucceeded);
+  const auto s = engine.snapshot();
+  EXPECT_LE(s.buffers.peak_tracked_bytes, s.buffers.budget_total);
+  expect_idle(engine);
+}
+
+TEST(EngineTest, ConcurrentShutdownsAreSafe) {
+  TempDir dir;
+  Engine engine(small_config(dir.str()));
+  const auto id = engine.submit(synthetic_job(1 << 13, 4, 0, 23));
+  std::thread patient([&] { engine.shutdown(false); });
+  std::this_thread::sleep_for(5ms);
+  engine.shutdown(true);  // escalates: the patient call's wait ends early
+  patient.join();
+  const auto state = engine.peek(id).state;
+  EXPECT_TRUE(state == JobState::kCancelled || state == JobState::kSucceeded);
+  EXPECT_TRUE(engine.snapshot().buffers.idle());
+}
+
 TEST(EngineTest, PreloadCannotGoAroundTheBudget) {
   TempDir dir;
   auto cfg = small_config(dir.str());

@@ -22,17 +22,28 @@ size_t MemoryBudget::waiters() const {
   return waiting_.size();
 }
 
-bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up) {
+bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
+                           const std::function<void()>& on_pressure) {
   std::unique_lock lock(mutex_);
   const uint64_t ticket = next_ticket_++;
   waiting_.push_back(ticket);
+  uint64_t pressured_at = ~uint64_t(0);
   for (;;) {
     if (give_up && give_up()) {
       waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket));
       cv_.notify_all();  // the next waiter may be at the head now
       return false;
     }
-    if (waiting_.front() == ticket && used_ + bytes <= total_) break;
+    if (waiting_.front() == ticket) {
+      if (used_ + bytes <= total_) break;
+      if (on_pressure && pressured_at != version_) {
+        pressured_at = version_;
+        lock.unlock();
+        on_pressure();
+        lock.lock();
+        continue;
+      }
+    }
     cv_.wait(lock);
   }
   waiting_.pop_front();
@@ -79,6 +90,7 @@ void MemoryBudget::set_observer(std::function<void(uint64_t, uint64_t)> observer
 
 // Under the lock, so that the observer sees the changes in order (it must not call back).
 void MemoryBudget::changed(std::unique_lock<std::mutex>&) {
+  version_++;
   if (observer_) observer_(total_, used_);
 }
 

@@ -25,7 +25,9 @@ class MemoryBudget {
   // returns true; give_up is checked whenever the budget changes and after wake_all().
   // Returns whether the bytes were reserved. bytes > total() never fits: callers reject
   // such work up front.
-  bool reserve(uint64_t bytes, const std::function<bool()>& give_up);
+  // on_pressure (optional) runs, outside the lock, when this waiter is at the head of the line
+  // and does not fit, once per change of the budget: it may free memory (evict idle sets).
+  bool reserve(uint64_t bytes, const std::function<bool()>& give_up, const std::function<void()>& on_pressure = {});
   // Reserves without waiting when the bytes fit now and nobody waits.
   bool try_reserve(uint64_t bytes);
   // Reserves even beyond the total (parameters being loaded, unbounded policies); the excess
@@ -45,6 +47,7 @@ class MemoryBudget {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   uint64_t used_ = 0, peak_ = 0;
+  uint64_t version_ = 0;  // bumped at every change
   uint64_t next_ticket_ = 0;
   std::deque<uint64_t> waiting_;  // tickets, in arrival order
   std::function<void(uint64_t, uint64_t)> observer_;

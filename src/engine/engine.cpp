@@ -140,6 +140,12 @@ Engine::Engine(EngineConfig config) {
   }
   Impl& m = *impl_;
   const auto& c = m.config;
+  if (c.max_queued_partitions < c.max_partitions_per_job) {
+    throw EngineError(EngineError::Code::kFailedPrecondition,
+                      "max_queued_partitions (" + std::to_string(c.max_queued_partitions) +
+                          ") is smaller than max_partitions_per_job (" + std::to_string(c.max_partitions_per_job) +
+                          "): the largest jobs could never be queued");
+  }
   // Devices: the CPU backend acts as one device when there is no GPU (or when asked).
   BackendKind kind = c.backend;
   if (kind == BackendKind::kAuto) kind = groth16::cuda_device_count() > 0 ? BackendKind::kCuda : BackendKind::kCpu;
@@ -220,8 +226,9 @@ std::string Engine::submit(JobRequest request) {
   auto job = std::make_shared<Job>();
   job->shape = partition_shape(c);
   // A partition that can never fit is rejected now rather than waiting forever.
-  const uint64_t params_bytes =
-      m.params.resident(request.param_id) ? 0 : uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
+  // The set's bytes count even when it is loaded now: it may be evicted and reloaded while
+  // this job waits, and a partition plus its parameters must fit together.
+  const uint64_t params_bytes = uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
   if (m.config.policy == Policy::kBudget && job->shape.total() + params_bytes > m.budget.total()) {
     throw EngineError(Code::kFailedPrecondition,
                       "one partition needs " + mib(job->shape.total()) + " (a/b/c " + mib(job->shape.abc()) +
@@ -231,7 +238,6 @@ std::string Engine::submit(JobRequest request) {
 
   const size_t partition_count = parts.size();
   const uint64_t constraints = c.constraints;
-  std::vector<std::shared_ptr<Partition>> created;
   {
     std::lock_guard lock(m.mutex);
     if (!m.accepting) throw EngineError(Code::kUnavailable, "the engine is shutting down");
@@ -258,10 +264,10 @@ std::string Engine::submit(JobRequest request) {
       p->label = job->id + "/" + std::to_string(i);
       p->queued_at = job->submitted;
       m.live.push_back(p);
-      created.push_back(std::move(p));
+      // Under the engine's lock, so the queue limit above holds for concurrent submits.
+      m.work_queue.push_unbounded(p->key, p);
     }
   }
-  for (auto& p : created) m.work_queue.push_unbounded(p->key, p);
   spdlog::info("job {}: queued, {} partition(s) of {} constraints, priority {}, parameters {}", job->id,
                partition_count, constraints, job->request.priority, job->param_id);
   return job->id;
@@ -317,8 +323,7 @@ bool Engine::cancel(const std::string& request_id) {
     job = it->second;
     if (ended(job->state)) return false;
   }
-  m.stop_job(*job, "cancelled by request", true);
-  return true;
+  return m.stop_job(*job, "cancelled by request", true);
 }
 
 void Engine::forget(const std::string& request_id) {
@@ -343,7 +348,7 @@ void Engine::preload_params(const std::string& param_id) {
       if (uint64_t(*need) + uint64_t(m.params.resident_bytes()) > m.budget.total()) {
         throw EngineError(EngineError::Code::kFailedPrecondition,
                           "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
-                              mib(m.budget.total() - uint64_t(m.params.resident_bytes())) +
+                              mib(m.budget.total() - std::min(m.budget.total(), uint64_t(m.params.resident_bytes()))) +
                               " of the host-memory budget left beside the resident sets in use");
       }
     }
@@ -366,18 +371,22 @@ bool Engine::evict_params(const std::string& param_id) {
 
 void Engine::shutdown(bool cancel_in_flight) {
   Impl& m = *impl_;
-  std::vector<std::shared_ptr<Job>> running;
-  {
+  auto unfinished = [&m] {
+    std::vector<std::shared_ptr<Job>> out;
     std::lock_guard lock(m.mutex);
-    if (m.stopping) return;
     m.accepting = false;
     for (auto& [id, job] : m.jobs) {
-      if (!ended(job->state)) running.push_back(job);
+      if (!ended(job->state)) out.push_back(job);
     }
-  }
+    return out;
+  };
+  // Cancelling needs no turn: a second, impatient caller makes the first one's wait short.
   if (cancel_in_flight) {
-    for (auto& job : running) m.stop_job(*job, "cancelled: the engine is shutting down", true);
+    for (auto& job : unfinished()) m.stop_job(*job, "cancelled: the engine is shutting down", true);
   }
+  std::lock_guard turn(m.shutdown_mutex);
+  if (m.stopped) return;
+  const auto running = unfinished();
   {
     std::unique_lock lock(m.mutex);
     m.job_ended.wait(lock, [&] {
@@ -393,15 +402,16 @@ void Engine::shutdown(bool cancel_in_flight) {
   for (auto& t : m.threads) t.join();
   m.threads.clear();
   m.dealloc->drain();
+  m.stopped = true;
   spdlog::info("engine: stopped");
 }
 
-void Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) {
+bool Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) {
   {
     std::lock_guard lock(mutex);
-    if (ended(job.state)) return;
-    if (job.error.empty()) job.error = error;
-    if (cancelled) job.cancel_requested = true;
+    if (ended(job.state) || job.stop) return false;  // ended, or already stopped by an error
+    job.error = error;
+    job.cancel_requested = cancelled;
     job.stop = true;
   }
   auto mine = [&job](const Partition& p) { return p.job.get() == &job; };
@@ -410,6 +420,14 @@ void Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) 
   for (auto& p : finalize_queue.remove_if(mine)) retire(p, false);
   budget.wake_all();
   permits.wake_all();
+  return true;
+}
+
+void Engine::Impl::fail(std::shared_ptr<Partition> p, const char* stage, const std::string& what) {
+  spdlog::error("partition {}: {} failed: {}", p->label, stage, what);
+  if (p->assignment) p->assignment->set_abc_sink(nullptr);
+  stop_job(*p->job, "partition " + std::to_string(p->index) + ": " + stage + " failed: " + what, false);
+  retire(std::move(p), false);
 }
 
 void Engine::Impl::move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event) {
@@ -431,14 +449,18 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
   }
   if (p->in_tracker) move_stage(*p, Stage::kDeallocPending, p->tracked, completed ? "dealloc_pending" : "drop");
   dealloc->post([this, p = std::move(p), completed] {
-    p->assignment.reset();  // the large free, here on the deallocation thread
-    p->params.reset();
-    if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
-    if (p->in_tracker) {
-      tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
-      p->in_tracker = false;
+    try {
+      p->assignment.reset();  // the large free, here on the deallocation thread
+      p->params.reset();
+      if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
+      if (p->in_tracker) {
+        tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
+        p->in_tracker = false;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("partition {}: releasing its buffers failed: {}", p->label, e.what());
     }
-    partition_ended(*p);
+    partition_ended(*p);  // always: a job must end
   });
 }
 
@@ -459,7 +481,6 @@ void Engine::Impl::partition_ended(Partition& p) {
     jobs_completed++;
     phases["total"].observe(job.timings.total);
   }
-  job.params.reset();
   spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
                job.error, job.timings.total);
   job_ended.notify_all();

@@ -19,6 +19,7 @@
 #include "engine/partition_queue.hpp"
 #include "engine/timeline.hpp"
 #include "engine/tracker.hpp"
+#include "ff/os_rng.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/prover.hpp"
 #include "r1cs/proving_assignment.hpp"
@@ -58,7 +59,6 @@ struct Job {
   size_t ended_partitions = 0;
   bool all_verified = true;
   JobTimings timings;
-  std::shared_ptr<const ParamSet> params;  // held while partitions run
 };
 
 struct Partition {
@@ -94,18 +94,25 @@ struct Engine::Impl {
   explicit Impl(EngineConfig cfg);
   ~Impl();
 
-  // Stages (each in its own file).
+  // Stages (each in its own file). Each *_one hands its partition on or retires it; an
+  // exception leaves the partition with the caller, which fails it.
   void synthesis_loop(unsigned worker);
+  void synthesize_one(std::shared_ptr<Partition>& p, const std::string& track);
   void gpu_loop(Device& device, unsigned worker);
+  void prove_start_one(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& track);
   void finalizer_loop(unsigned worker);
+  void finish_one(std::shared_ptr<Partition>& p, const std::string& track);
+  // Fails the partition's job with the stage's error and retires the partition.
+  void fail(std::shared_ptr<Partition> p, const char* stage, const std::string& what);
 
   // Admission under the configured policy; false when the partition was dropped meanwhile.
   bool admit(Partition& p);
   // Hands a partition's buffers to the deallocation thread; when they are freed the
   // reservation returns to the budget and the partition counts as ended for its job.
   void retire(std::shared_ptr<Partition> p, bool completed);
-  // Stops a job (first error wins) and pulls its queued partitions out.
-  void stop_job(Job& job, const std::string& error, bool cancelled);
+  // Stops a job (first error wins) and pulls its queued partitions out; false when it had
+  // already ended or stopped.
+  bool stop_job(Job& job, const std::string& error, bool cancelled);
   void partition_ended(Partition& p);
   void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event);
   void observe_phase(const std::string& phase, double seconds);
@@ -130,6 +137,8 @@ struct Engine::Impl {
   uint64_t next_seq = 1;
   bool accepting = true;
   std::atomic<bool> stopping{false};
+  std::mutex shutdown_mutex;  // one shutdown at a time
+  bool stopped = false;       // guarded by shutdown_mutex
   uint64_t jobs_completed = 0, jobs_failed = 0, jobs_cancelled = 0, partitions_proved = 0;
   std::map<std::string, Histogram> phases;
   std::atomic<int64_t> gpu_busy_micros{0};

@@ -11,46 +11,48 @@ namespace cuzk::engine {
 void Engine::Impl::finalizer_loop(unsigned worker) {
   const std::string track = "final-" + std::to_string(worker);
   while (auto p = finalize_queue.pop()) {
-    Job& job = *p->job;
-    if (job.stop) {
-      retire(std::move(p), false);
-      continue;
-    }
-    p->set_where(stage_name(Stage::kFinalizingBG2), track);
-    move_stage(*p, Stage::kFinalizingBG2, p->tracked, "finalize_start");
     try {
-      const auto t0 = Clock::now();
-      const groth16::Proof proof = groth16::prove_finish(p->params->params, *p->assignment, p->pending);
-      const auto t1 = Clock::now();
-      span(track, "prove_finish " + p->label, t0, t1);
-      observe_phase("finalize", seconds_between(t0, t1));
-      bool verified = false;
-      if (config.verify_before_return) {
-        p->set_where("verifying", track);
-        const auto& inputs = p->assignment->inputs();
-        const std::vector<Fr> public_inputs(inputs.begin() + 1, inputs.end());  // without ONE
-        verified = groth16::verify_proof(p->params->pvk, proof, public_inputs);
-        const auto t2 = Clock::now();
-        span(track, "verify " + p->label, t1, t2);
-        observe_phase("verify", seconds_between(t1, t2));
-        if (!verified) throw std::runtime_error("the proof did not verify (a prover bug: please report it)");
-        std::lock_guard lock(mutex);
-        job.timings.verify += seconds_between(t1, t2);
-      }
-      const auto bytes = groth16::encode_proof(proof);
-      std::lock_guard lock(mutex);
-      job.timings.finalize += seconds_between(t0, t1);
-      job.proofs[p->index].assign(bytes.begin(), bytes.end());
-      job.all_verified = job.all_verified && verified;
-      partitions_proved++;
+      finish_one(p, track);
     } catch (const std::exception& e) {
-      spdlog::error("partition {}: prove_finish failed: {}", p->label, e.what());
-      stop_job(job, "partition " + std::to_string(p->index) + ": " + e.what(), false);
-      retire(std::move(p), false);
-      continue;
+      if (p) fail(std::move(p), "prove_finish", e.what());
     }
-    retire(std::move(p), true);
   }
+}
+
+// Retires p (completed, or dropped); p is left non-null only when an exception escapes.
+void Engine::Impl::finish_one(std::shared_ptr<Partition>& p, const std::string& track) {
+  Job& job = *p->job;
+  if (job.stop) return retire(std::move(p), false);
+  p->set_where(stage_name(Stage::kFinalizingBG2), track);
+  move_stage(*p, Stage::kFinalizingBG2, p->tracked, "finalize_start");
+  const auto t0 = Clock::now();
+  const groth16::Proof proof = groth16::prove_finish(p->params->params, *p->assignment, p->pending);
+  const auto t1 = Clock::now();
+  span(track, "prove_finish " + p->label, t0, t1);
+  observe_phase("finalize", seconds_between(t0, t1));
+  bool verified = false;
+  double verify_s = 0;
+  if (config.verify_before_return) {
+    p->set_where("verifying", track);
+    const auto& inputs = p->assignment->inputs();
+    const std::vector<Fr> public_inputs(inputs.begin() + 1, inputs.end());  // without ONE
+    verified = groth16::verify_proof(p->params->pvk, proof, public_inputs);
+    const auto t2 = Clock::now();
+    verify_s = seconds_between(t1, t2);
+    span(track, "verify " + p->label, t1, t2);
+    observe_phase("verify", verify_s);
+    if (!verified) throw std::runtime_error("the proof did not verify (a prover bug: please report it)");
+  }
+  const auto bytes = groth16::encode_proof(proof);
+  {
+    std::lock_guard lock(mutex);
+    job.timings.finalize += seconds_between(t0, t1);
+    job.timings.verify += verify_s;
+    job.proofs[p->index].assign(bytes.begin(), bytes.end());
+    job.all_verified = job.all_verified && verified;
+    partitions_proved++;
+  }
+  retire(std::move(p), true);
 }
 
 }  // namespace cuzk::engine

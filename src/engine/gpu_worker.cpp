@@ -12,65 +12,64 @@ void Engine::Impl::gpu_loop(Device& device, unsigned worker) {
   const std::string track = "gpu-" + device.backend->name() + "-" + std::to_string(worker);
   ff::OsRng rng;
   while (auto p = gpu_queue.pop()) {
-    if (p->holds_permit) {  // semaphore-hold-until-delivered: delivered now
-      p->holds_permit = false;
-      permits.release(1);
-    }
-    Job& job = *p->job;
-    if (job.stop) {
-      retire(std::move(p), false);
-      continue;
-    }
-    p->set_where(stage_name(Stage::kOnGpu), track);
-    move_stage(*p, Stage::kOnGpu, p->tracked, "gpu_start");
-    const BufferBytes abc_only = [&] {
-      BufferBytes b{};
-      b[size_t(BufferClass::kAbc)] = p->tracked[size_t(BufferClass::kAbc)];
-      return b;
-    }();
-    // The vectors leave the partition here; the tracker shows them as pending deallocation.
-    Partition* raw = p.get();
-    p->assignment->set_abc_sink([this, raw, abc_only](std::vector<Fr>&& a, std::vector<Fr>&& b, std::vector<Fr>&& c) {
-      tracker.move_bytes(Stage::kOnGpu, Stage::kDeallocPending, abc_only, "abc_released " + raw->label);
-      raw->tracked[size_t(BufferClass::kAbc)] = 0;
-      const uint64_t share = uint64_t(abc_only[size_t(BufferClass::kAbc)]);
-      // The partition outlives this task: retire() can only post after it, on the same FIFO thread.
-      dealloc->post([this, a = std::move(a), b = std::move(b), c = std::move(c), abc_only, share, raw]() mutable {
-        std::vector<Fr>().swap(a);
-        std::vector<Fr>().swap(b);
-        std::vector<Fr>().swap(c);
-        raw->reserved -= share;
-        budget.release(share);
-        tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + raw->label);
-      });
-    });
-    const auto t0 = Clock::now();
     try {
-      const Fr r = Fr::random(rng), s = Fr::random(rng);
-      std::unique_lock serial(device.serial, std::defer_lock);
-      if (!device.backend->concurrent()) serial.lock();
-      p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s);
+      prove_start_one(p, device, rng, track);
     } catch (const std::exception& e) {
-      spdlog::error("partition {}: prove_start failed: {}", p->label, e.what());
-      p->assignment->set_abc_sink(nullptr);
-      stop_job(job, "partition " + std::to_string(p->index) + ": prove_start failed: " + e.what(), false);
-      retire(std::move(p), false);
-      continue;
+      if (p) fail(std::move(p), "prove_start", e.what());
     }
-    const auto t1 = Clock::now();
-    p->assignment->set_abc_sink(nullptr);
-    gpu_busy_micros += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-    span(track, "prove_start " + p->label, t0, t1);
-    observe_phase("gpu", seconds_between(t0, t1));
-    {
-      std::lock_guard lock(mutex);
-      job.timings.gpu += seconds_between(t0, t1);
-    }
-    p->set_where(stage_name(Stage::kAbcFreed));
-    move_stage(*p, Stage::kAbcFreed, p->tracked, "gpu_done");
-    const QueueKey key = p->key;
-    finalize_queue.push_unbounded(key, std::move(p));
   }
+}
+
+// Hands p on (finalizer queue) or retires it; p is left non-null only when an exception escapes.
+void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng,
+                                   const std::string& track) {
+  if (p->holds_permit) {  // semaphore-hold-until-delivered: delivered now
+    p->holds_permit = false;
+    permits.release(1);
+  }
+  Job& job = *p->job;
+  if (job.stop) return retire(std::move(p), false);
+  p->set_where(stage_name(Stage::kOnGpu), track);
+  move_stage(*p, Stage::kOnGpu, p->tracked, "gpu_start");
+  BufferBytes abc_only{};
+  abc_only[size_t(BufferClass::kAbc)] = p->tracked[size_t(BufferClass::kAbc)];
+  // The vectors leave the partition here; the tracker shows them as pending deallocation.
+  // The sink runs inside prove_start, while this thread holds p.
+  Partition* raw = p.get();
+  p->assignment->set_abc_sink([this, raw, abc_only](std::vector<Fr>&& a, std::vector<Fr>&& b, std::vector<Fr>&& c) {
+    tracker.move_bytes(Stage::kOnGpu, Stage::kDeallocPending, abc_only, "abc_released " + raw->label);
+    raw->tracked[size_t(BufferClass::kAbc)] = 0;
+    const uint64_t share = uint64_t(abc_only[size_t(BufferClass::kAbc)]);
+    raw->reserved -= share;
+    dealloc->post(
+        [this, a = std::move(a), b = std::move(b), c = std::move(c), abc_only, share, label = raw->label]() mutable {
+          std::vector<Fr>().swap(a);
+          std::vector<Fr>().swap(b);
+          std::vector<Fr>().swap(c);
+          budget.release(share);
+          tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
+        });
+  });
+  const auto t0 = Clock::now();
+  {
+    const Fr r = Fr::random(rng), s = Fr::random(rng);
+    std::unique_lock serial(device.serial, std::defer_lock);
+    if (!device.backend->concurrent()) serial.lock();
+    p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s);
+  }
+  const auto t1 = Clock::now();
+  p->assignment->set_abc_sink(nullptr);
+  gpu_busy_micros += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+  span(track, "prove_start " + p->label, t0, t1);
+  observe_phase("gpu", seconds_between(t0, t1));
+  {
+    std::lock_guard lock(mutex);
+    job.timings.gpu += seconds_between(t0, t1);
+  }
+  p->set_where(stage_name(Stage::kAbcFreed));
+  move_stage(*p, Stage::kAbcFreed, p->tracked, "gpu_done");
+  const QueueKey key = p->key;
+  finalize_queue.push_unbounded(key, std::move(p));
 }
 
 }  // namespace cuzk::engine

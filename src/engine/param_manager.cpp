@@ -68,6 +68,11 @@ std::string ParameterManager::path_of(const std::string& id) const {
 }
 
 std::optional<int64_t> ParameterManager::expected_bytes(const std::string& id) const {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(id);
+    if (it != entries_.end() && it->second.set) return it->second.set->host_bytes;
+  }
   std::error_code ec;
   const auto size = std::filesystem::file_size(path_of(id), ec);
   if (!ec) return int64_t(size);  // uncompressed points take as many bytes on disk as in memory
@@ -152,37 +157,50 @@ std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
   return set;
 }
 
-void ParameterManager::drop_locked(std::map<std::string, Entry>::iterator it) {
-  const auto set = it->second.set;
-  if (on_evict_) on_evict_(*set);
+std::shared_ptr<const ParamSet> ParameterManager::take_locked(std::map<std::string, Entry>::iterator it) {
+  auto set = std::move(it->second.set);
   resident_bytes_ -= set->host_bytes;
   entries_.erase(it);
+  return set;
+}
+
+// Outside the lock: the backends may wait for a proof in flight to drop their device copies.
+void ParameterManager::finish_drop(const std::shared_ptr<const ParamSet>& set) {
+  if (on_evict_) on_evict_(*set);
   budget_.release(uint64_t(set->host_bytes));
-  if (on_resident_change_) on_resident_change_(resident_bytes_);
+  if (on_resident_change_) on_resident_change_(resident_bytes());
   spdlog::info("parameters {}: evicted ({:.1f} MiB)", set->id, double(set->host_bytes) / (1 << 20));
 }
 
 bool ParameterManager::evict(const std::string& id) {
-  std::lock_guard lock(mutex_);
-  auto it = entries_.find(id);
-  if (it == entries_.end() || !it->second.set) return false;
-  if (it->second.set.use_count() > 1) throw std::logic_error("parameters '" + id + "' are in use by a job");
-  drop_locked(it);
+  std::shared_ptr<const ParamSet> set;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(id);
+    if (it == entries_.end() || !it->second.set) return false;
+    if (it->second.set.use_count() > 1) throw std::logic_error("parameters '" + id + "' are in use by a job");
+    set = take_locked(it);
+  }
+  finish_drop(set);
   return true;
 }
 
 int64_t ParameterManager::evict_idle_for(uint64_t bytes) {
-  std::lock_guard lock(mutex_);
   int64_t freed = 0;
   while (budget_.used() + bytes > budget_.total()) {
-    auto victim = entries_.end();
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (!it->second.set || it->second.set.use_count() > 1) continue;
-      if (victim == entries_.end() || it->second.last_used < victim->second.last_used) victim = it;
+    std::shared_ptr<const ParamSet> set;
+    {
+      std::lock_guard lock(mutex_);
+      auto victim = entries_.end();
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (!it->second.set || it->second.set.use_count() > 1) continue;
+        if (victim == entries_.end() || it->second.last_used < victim->second.last_used) victim = it;
+      }
+      if (victim == entries_.end()) break;
+      set = take_locked(victim);
     }
-    if (victim == entries_.end()) break;
-    freed += victim->second.set->host_bytes;
-    drop_locked(victim);
+    freed += set->host_bytes;
+    finish_drop(set);
   }
   return freed;
 }

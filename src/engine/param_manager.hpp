@@ -70,7 +70,8 @@ class ParameterManager {
   };
   std::string path_of(const std::string& id) const;
   std::shared_ptr<const ParamSet> load(const std::string& id);
-  void drop_locked(std::map<std::string, Entry>::iterator it);
+  std::shared_ptr<const ParamSet> take_locked(std::map<std::string, Entry>::iterator it);
+  void finish_drop(const std::shared_ptr<const ParamSet>& set);
 
   std::string dir_;
   bool allow_synthetic_setup_;

@@ -36,9 +36,10 @@ bool Engine::Impl::admit(Partition& p) {
   switch (config.policy) {
     case Policy::kBudget:
       if (!budget.try_reserve(need)) {
-        params.evict_idle_for(need);  // idle parameter sets go before work waits
         p.set_where("waiting_budget");
-        if (!budget.reserve(need, give_up)) return false;
+        // Idle parameter sets go before work waits, and again whenever the budget changes
+        // while this partition is at the head of the line.
+        if (!budget.reserve(need, give_up, [&] { params.evict_idle_for(need); })) return false;
       }
       break;
     case Policy::kSemaphoreReleaseAfterSynth:
@@ -59,83 +60,79 @@ bool Engine::Impl::admit(Partition& p) {
 void Engine::Impl::synthesis_loop(unsigned worker) {
   const std::string track = "synth-" + std::to_string(worker);
   while (auto p = work_queue.pop()) {
-    Job& job = *p->job;
-    if (job.stop || !admit(*p)) {
-      retire(std::move(p), false);
-      continue;
-    }
-    const auto admitted = Clock::now();
-    observe_phase("queue_wait", seconds_between(p->queued_at, admitted));
-    {
-      std::lock_guard lock(mutex);
-      job.timings.queue_wait += seconds_between(p->queued_at, admitted);
-      if (job.state == JobState::kQueued) job.state = JobState::kRunning;
-    }
     try {
-      // Parameters: loaded once per set, shared by its jobs (the first partition pays).
-      p->set_where("loading_params", track);
-      p->params = params.acquire(job.param_id);
-      const auto loaded = Clock::now();
-      {
-        std::lock_guard lock(mutex);
-        if (!job.params) job.params = p->params;
-        job.timings.param_load += seconds_between(admitted, loaded);
-      }
-      observe_phase("param_load", seconds_between(admitted, loaded));
-
-      p->set_where(stage_name(Stage::kSynthRunning), track);
-      move_stage(*p, Stage::kSynthRunning, job.shape.bytes, "synth_start");
-      const auto circuit = make_circuit(job.request.partitions[p->index], p->index);
-      p->assignment = std::make_unique<r1cs::ProvingAssignment>();
-      // Exactly the domain: prove_start pads a/b/c in place, with no reallocation.
-      p->assignment->reserve(job.shape.domain, job.shape.aux);
-      circuit->synthesize(*p->assignment);
-      p->assignment->enforce_input_constraints();
-      const auto done = Clock::now();
-      // The circuit's scratch is gone; from here the partition holds what its assignment does.
-      const BufferBytes actual = bytes_of(*p->assignment);
-      uint64_t actual_total = 0;
-      for (int64_t b : actual) actual_total += uint64_t(b);
-      const uint64_t keep = std::max(actual_total, p->reserved - job.shape.scratch());
-      if (keep > p->reserved) {  // the estimate was short: account for the truth
-        budget.force_reserve(keep - p->reserved);
-      } else if (keep < p->reserved) {
-        budget.release(p->reserved - keep);
-      }
-      p->reserved = keep;
-      move_stage(*p, Stage::kSynthDoneWaitingGpu, actual, "synth_done");
-      span(track, "synthesize " + p->label, loaded, done);
-      observe_phase("synthesis", seconds_between(loaded, done));
-      {
-        std::lock_guard lock(mutex);
-        job.timings.synthesis += seconds_between(loaded, done);
-      }
+      synthesize_one(p, track);
     } catch (const std::exception& e) {
-      spdlog::error("partition {}: synthesis failed: {}", p->label, e.what());
-      stop_job(job, "partition " + std::to_string(p->index) + ": synthesis failed: " + e.what(), false);
-      retire(std::move(p), false);
-      continue;
-    }
-    p->set_where(stage_name(Stage::kSynthDoneWaitingGpu));
-    const QueueKey key = p->key;
-    switch (config.policy) {
-      case Policy::kSemaphoreReleaseAfterSynth:
-        // The permit goes back now; the partition then waits for the one-slot GPU channel
-        // while holding its memory (the design that ran a 755 GiB host out of memory).
-        p->holds_permit = false;
-        permits.release(1);
-        gpu_queue.push_unbounded(key, std::move(p));
-        break;
-      default:
-        // Blocks while the GPU queue is full (its capacity depends on the policy); the
-        // semaphore-hold policy keeps its permit until a GPU worker takes the partition.
-        {
-          auto keep = p;
-          if (!gpu_queue.push(key, std::move(p))) retire(std::move(keep), false);
-        }
-        break;
+      if (p) fail(std::move(p), "synthesis", e.what());
     }
   }
+}
+
+// Hands p on (GPU queue) or retires it; p is left non-null only when an exception escapes.
+void Engine::Impl::synthesize_one(std::shared_ptr<Partition>& p, const std::string& track) {
+  Job& job = *p->job;
+  if (job.stop || !admit(*p)) return retire(std::move(p), false);
+  const auto admitted = Clock::now();
+  observe_phase("queue_wait", seconds_between(p->queued_at, admitted));
+  {
+    std::lock_guard lock(mutex);
+    job.timings.queue_wait += seconds_between(p->queued_at, admitted);
+    if (job.state == JobState::kQueued) job.state = JobState::kRunning;
+  }
+  // Parameters: loaded once per set and shared while partitions hold them (the first pays).
+  p->set_where("loading_params", track);
+  p->params = params.acquire(job.param_id);
+  const auto loaded = Clock::now();
+  {
+    std::lock_guard lock(mutex);
+    job.timings.param_load += seconds_between(admitted, loaded);
+  }
+  observe_phase("param_load", seconds_between(admitted, loaded));
+  if (job.stop) return retire(std::move(p), false);  // cancelled meanwhile: skip the synthesis
+
+  p->set_where(stage_name(Stage::kSynthRunning), track);
+  move_stage(*p, Stage::kSynthRunning, job.shape.bytes, "synth_start");
+  const auto circuit = make_circuit(job.request.partitions[p->index], p->index);
+  p->assignment = std::make_unique<r1cs::ProvingAssignment>();
+  // Exactly the domain: prove_start pads a/b/c in place, with no reallocation.
+  p->assignment->reserve(job.shape.domain, job.shape.aux);
+  circuit->synthesize(*p->assignment);
+  p->assignment->enforce_input_constraints();
+  const auto done = Clock::now();
+  // The circuit's scratch is gone; from here the partition holds what its assignment does.
+  const BufferBytes actual = bytes_of(*p->assignment);
+  uint64_t actual_total = 0;
+  for (int64_t b : actual) actual_total += uint64_t(b);
+  const uint64_t held = p->reserved;
+  const uint64_t keep = std::max(actual_total, held - std::min(held, job.shape.scratch()));
+  if (keep > held) {  // the estimate was short: account for the truth
+    budget.force_reserve(keep - held);
+  } else if (keep < held) {
+    budget.release(held - keep);
+  }
+  p->reserved = keep;
+  move_stage(*p, Stage::kSynthDoneWaitingGpu, actual, "synth_done");
+  span(track, "synthesize " + p->label, loaded, done);
+  observe_phase("synthesis", seconds_between(loaded, done));
+  {
+    std::lock_guard lock(mutex);
+    job.timings.synthesis += seconds_between(loaded, done);
+  }
+
+  p->set_where(stage_name(Stage::kSynthDoneWaitingGpu));
+  const QueueKey key = p->key;
+  if (config.policy == Policy::kSemaphoreReleaseAfterSynth) {
+    // The permit goes back now; the partition then waits for the one-slot GPU channel while
+    // holding its memory (the design that ran a 755 GiB host out of memory).
+    p->holds_permit = false;
+    permits.release(1);
+    gpu_queue.push_unbounded(key, std::move(p));
+    return;
+  }
+  // Blocks while the GPU queue is full (its capacity depends on the policy); the
+  // semaphore-hold policy keeps its permit until a GPU worker takes the partition.
+  auto keep_ref = p;
+  if (!gpu_queue.push(key, std::move(p))) retire(std::move(keep_ref), false);
 }
 
 }  // namespace cuzk::engine

@@ -40,6 +40,8 @@ const char* buffer_class_name(BufferClass c) {
       return "inputs";
     case BufferClass::kDensities:
       return "densities";
+    case BufferClass::kSynthScratch:
+      return "synth_scratch";
     case BufferClass::kCount:
       break;
   }

@@ -8,6 +8,7 @@
 //      MSM lands) H's coefficients are copied back and all G1 MSMs run on the CPU, exactly as the CPU backend does.
 // The field is exact, so the PendingProof, and hence the proof for the same r and s, is the
 // CPU backend's bit for bit.
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -111,17 +112,15 @@ class CudaBackend final : public ProverBackend {
   void release_parameters(const Parameters& params) override {
 #if CUZK_HAVE_GPU_MSM
     std::lock_guard lock(mutex_);
-    resident_.erase(&params);
+    auto it = resident_.find(&params);
+    if (it == resident_.end()) return;
+    resident_total_ -= it->second.bytes();
+    resident_.erase(it);
 #endif
   }
 
-  size_t resident_bytes() const override {
-    size_t bytes = 0;
-#if CUZK_HAVE_GPU_MSM
-    for (const auto& [p, r] : resident_) bytes += r.bytes();
-#endif
-    return bytes;
-  }
+  // Read without the proof lock (status pages ask while a proof runs).
+  size_t resident_bytes() const override { return resident_total_.load(); }
 
  private:
   static unsigned log_domain(size_t m) {
@@ -160,6 +159,7 @@ class CudaBackend final : public ProverBackend {
     Resident r{msm::cuda::G1Bases::upload(device_, params.h), msm::cuda::G1Bases::upload(device_, params.l),
                msm::cuda::G1Bases::upload(device_, params.a), msm::cuda::G1Bases::upload(device_, params.b_g1),
                msm::cuda::G2Bases::upload(device_, params.b_g2)};
+    resident_total_ += r.bytes();
     return resident_.emplace(&params, std::move(r)).first->second;
   }
 
@@ -202,6 +202,7 @@ class CudaBackend final : public ProverBackend {
 #endif
 
   int device_;
+  std::atomic<size_t> resident_total_{0};  // device bytes of resident_, kept under mutex_
   cudaStream_t stream_ = nullptr;
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;

@@ -125,6 +125,9 @@ int main(int argc, char** argv) {
         });
   o.add("--status-listen", "HTTP host:port serving GET /status (JSON), /metrics (Prometheus), /healthz; off by default",
         D, [](const std::string& v, DaemonConfig& c) { c.status_listen = v; });
+  o.add("--ready-file",
+        "Once serving, write the bound addresses here ('grpc ADDRESS' and 'http PORT' lines; useful with port 0)", D,
+        [](const std::string& v, DaemonConfig& c) { c.ready_file = v; });
   o.add("--socket-mode", "Permissions of the unix socket, octal (default 0660: the daemon's user and group)", D,
         [](const std::string& v, DaemonConfig& c) { c.socket_mode = cuzk::server::parse_socket_mode(v); });
   o.add("--max-request-bytes", "Largest request accepted (default 64MiB; Filecoin C1 inputs are ~51 MB)", D,

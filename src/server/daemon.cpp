@@ -105,6 +105,24 @@ void Daemon::prepare_socket_path(const std::string& path) {
   }
 }
 
+namespace {
+
+// Writes the bound addresses to path atomically (a temporary file renamed over it).
+void write_ready_file(const std::string& path, const std::string& grpc_target, int http_port) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << "grpc " << grpc_target << "\nhttp " << http_port << "\n";
+    f.flush();
+    if (!f) throw StartupError("cannot write the ready file " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw StartupError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
 void Daemon::run() {
   ListenAddress addr;
   std::optional<ListenAddress> status_addr;
@@ -171,7 +189,17 @@ void Daemon::run() {
       throw StartupError(e.what());
     }
   }
-  spdlog::info("cuzk-daemon listening on {} (max request {}){}", addr.to_string(),
+  if (!config_.ready_file.empty()) {
+    try {
+      write_ready_file(config_.ready_file, bound_addr.is_unix ? "unix:" + bound_addr.path : bound_addr.to_string(),
+                       http ? http->port() : 0);
+    } catch (const StartupError&) {
+      if (http) http->stop();
+      server->Shutdown();
+      throw;
+    }
+  }
+  spdlog::info("cuzk-daemon listening on {} (max request {}){}", bound_addr.to_string(),
                format_size(config_.max_request_bytes),
                http ? fmt::format(", status on http://{}:{}/status and /metrics", status_addr->host, http->port())
                     : std::string());

@@ -43,6 +43,9 @@ struct DaemonConfig {
   unsigned max_rpc_threads = 256;
   std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
   std::string log_file;            // empty: stderr only
+  // Command line only: once both listeners serve, this file is written (atomically) with the
+  // bound addresses ("grpc <address>" and "http <port>" lines), so port 0 can be used.
+  std::string ready_file;
 };
 
 }  // namespace cuzk::server

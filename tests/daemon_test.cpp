@@ -660,6 +660,60 @@ TEST(DaemonTest, ConfigFileWithFlagsOverriding) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(DaemonTest, WaitingCallsLeaveThreadsForShortOnes) {
+  // 20 handler threads: at most 10 Prove/AwaitProof calls may wait.
+  DaemonProcess d({"--synthesis-workers", "1", "--max-rpc-threads", "20"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse sub;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(16384, 64, "long"), &sub).ok());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 10; ++i) {
+    waiters.emplace_back([&] {
+      auto own = d.stub();
+      while (!stop) {
+        v1::AwaitProofRequest aw;
+        aw.set_request_id("long");
+        aw.set_timeout_ms(60000);
+        v1::ProofResult r;
+        auto ctx = ctx_with_deadline();
+        grpc::Status s = own->AwaitProof(ctx.get(), aw, &r);
+        if (s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  // An eleventh waiting call is refused once the ten wait; short calls still work.
+  grpc::Status refused;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    v1::AwaitProofRequest aw;
+    aw.set_request_id("long");
+    aw.set_timeout_ms(1);
+    v1::ProofResult r;
+    auto ctx = ctx_with_deadline();
+    refused = stub->AwaitProof(ctx.get(), aw, &r);
+    if (refused.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("max_rpc_threads"), std::string::npos) << refused.error_message();
+  v1::GetStatusResponse st;
+  auto c2 = ctx_with_deadline();
+  EXPECT_TRUE(stub->GetStatus(c2.get(), v1::GetStatusRequest(), &st).ok());
+  // Cancelling the job releases the waiters (one gets the result, the others NOT_FOUND).
+  v1::CancelProofRequest cr;
+  cr.set_request_id("long");
+  v1::CancelProofResponse cresp;
+  auto c3 = ctx_with_deadline();
+  EXPECT_TRUE(stub->CancelProof(c3.get(), cr, &cresp).ok());
+  stop = true;
+  for (auto& t : waiters) t.join();
+  expect_proof_works(d);
+}
+
 TEST(DaemonTest, AJobThatCanNeverFitIsFailedPrecondition) {
   DaemonProcess d({"--budget", "1MiB"});
   ASSERT_FALSE(testing::Test::HasFailure());

@@ -66,6 +66,7 @@ shutdown = "cancel"
 shutdown_timeout_seconds = 30
 result_ttl_seconds = 60.5
 max_rpc_threads = 16
+max_retained_results = 77
 log_level = "debug"
 log_file = "/tmp/cuzk.log"
 
@@ -97,6 +98,7 @@ cpu_threads = 6
   EXPECT_EQ(c.shutdown_timeout_seconds, 30);
   EXPECT_EQ(c.result_ttl_seconds, 60.5);
   EXPECT_EQ(c.max_rpc_threads, 16u);
+  EXPECT_EQ(c.max_retained_results, 77u);
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(c.log_file, "/tmp/cuzk.log");
   EXPECT_EQ(c.engine.budget_bytes, uint64_t(8) << 30);

@@ -144,6 +144,10 @@ int main(int argc, char** argv) {
         [](const std::string& v, DaemonConfig& c) { c.result_ttl_seconds = parse_seconds(v); });
   o.add("--max-rpc-threads", "Concurrent gRPC calls served (each waiting Prove/AwaitProof holds one; default 256)", D,
         [](const std::string& v, DaemonConfig& c) { c.max_rpc_threads = parse_count(v); });
+  o.add("--max-retained-results",
+        "Ended results kept for collection; beyond it the oldest are dropped (default " +
+            std::to_string(defaults.max_retained_results) + ")",
+        D, [](const std::string& v, DaemonConfig& c) { c.max_retained_results = parse_count(v); });
   o.add("--log-level", "trace, debug, info, warn, error, critical or off (default info)", D,
         [](const std::string& v, DaemonConfig& c) { c.log_level = v; });
   o.add("--log-file", "Also write the log to this file", D,

@@ -102,6 +102,7 @@ const std::map<std::string, Setter>& daemon_keys() {
       {"result_ttl_seconds", [](const toml::node& n, DaemonConfig& c) { c.result_ttl_seconds = as_seconds(n); }},
       {"max_rpc_threads",
        [](const toml::node& n, DaemonConfig& c) { c.max_rpc_threads = unsigned(as_uint(n, 65536)); }},
+      {"max_retained_results", [](const toml::node& n, DaemonConfig& c) { c.max_retained_results = as_uint(n); }},
       {"log_level", [](const toml::node& n, DaemonConfig& c) { c.log_level = as_string(n); }},
       {"log_file", [](const toml::node& n, DaemonConfig& c) { c.log_file = as_string(n); }},
   };
@@ -208,6 +209,7 @@ std::string config_to_toml(const DaemonConfig& c) {
       {"shutdown_timeout_seconds", c.shutdown_timeout_seconds},
       {"result_ttl_seconds", c.result_ttl_seconds},
       {"max_rpc_threads", int64_t(c.max_rpc_threads)},
+      {"max_retained_results", int64_t(c.max_retained_results)},
       {"log_level", c.log_level},
       {"log_file", c.log_file},
   };

@@ -201,6 +201,7 @@ int main(int argc, char** argv) {
     o.apply(config);
     if (config.listen.empty()) config.listen = cuzk::server::default_address();
     cuzk::server::parse_address(config.listen);
+    cuzk::server::validate_config(config);
   } catch (const std::exception& e) {
     std::cerr << "cuzk-daemon: " << e.what() << "\n";
     return kExitConfig;

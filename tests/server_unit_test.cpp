@@ -221,10 +221,15 @@ TEST(ServerUnitTest, RequestValidation) {
   r.mutable_synthetic()->set_partitions(65);
   EXPECT_THROW(to_job_request(r, 64), InvalidRequest);
   r.mutable_synthetic()->set_partitions(1);
-  r.set_request_id(std::string(129, 'a'));
-  EXPECT_THROW(to_job_request(r, 64), InvalidRequest);
-  r.set_request_id("tab\there");
-  EXPECT_THROW(to_job_request(r, 64), InvalidRequest);
+  r.set_request_id(std::string(200, 'a'));
+  EXPECT_NO_THROW(to_job_request(r, 64));
+  r.set_request_id("A-z_0.9");
+  EXPECT_NO_THROW(to_job_request(r, 64));
+  for (const std::string bad : {std::string(201, 'a'), std::string("tab\there"), std::string(".hidden"),
+                                std::string("a/b"), std::string("a:b"), std::string("caf\xc3\xa9")}) {
+    r.set_request_id(bad);
+    EXPECT_THROW(to_job_request(r, 64), InvalidRequest) << bad;
+  }
   r.set_request_id("");
   r.set_param_id("..");
   EXPECT_THROW(to_job_request(r, 64), InvalidRequest);

@@ -715,6 +715,45 @@ TEST(DaemonTest, WaitingCallsLeaveThreadsForShortOnes) {
   expect_proof_works(d);
 }
 
+TEST(DaemonTest, MaxRetainedResultsDropsTheOldest) {
+  DaemonProcess d({"--max-retained-results", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  // GetStatus's answer for one job: its state, or NOT_FOUND as JOB_STATE_UNSPECIFIED.
+  auto state = [&](const std::string& id) {
+    v1::GetStatusRequest sr;
+    sr.set_request_id(id);
+    v1::GetStatusResponse sresp;
+    auto ctx = ctx_with_deadline();
+    return stub->GetStatus(ctx.get(), sr, &sresp).ok() ? sresp.job().state() : v1::JOB_STATE_UNSPECIFIED;
+  };
+  auto submit_and_wait_ended = [&](const std::string& id) {
+    v1::SubmitProofResponse sub;
+    auto ctx = ctx_with_deadline();
+    ASSERT_TRUE(stub->SubmitProof(ctx.get(), synthetic_request(1024, 1, id), &sub).ok());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (state(id) != v1::JOB_STATE_SUCCEEDED && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(state(id), v1::JOB_STATE_SUCCEEDED);
+  };
+  submit_and_wait_ended("older");
+  submit_and_wait_ended("newer");
+  // The janitor (every 5 s) drops "older", the oldest uncollected result beyond the cap of 1.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (state("older") != v1::JOB_STATE_UNSPECIFIED && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(state("older"), v1::JOB_STATE_UNSPECIFIED);
+  v1::AwaitProofRequest aw;
+  aw.set_request_id("newer");
+  v1::ProofResult r;
+  auto ctx = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(ctx.get(), aw, &r).ok());
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_NE(d.log().find("max_retained_results"), std::string::npos);
+}
+
 TEST(DaemonTest, AJobThatCanNeverFitIsFailedPrecondition) {
   DaemonProcess d({"--budget", "1MiB"});
   ASSERT_FALSE(testing::Test::HasFailure());

@@ -21,18 +21,6 @@ namespace cuzk::test {
 
 namespace {
 
-uint16_t free_tcp_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 bool unix_connectable(const std::string& path) {
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un a{};
@@ -69,28 +57,20 @@ int decode_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) :
 
 }  // namespace
 
-static bool tcp_connectable(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  close(fd);
-  return ok;
-}
-
 DaemonProcess::DaemonProcess(std::vector<std::string> extra_args, bool tcp) {
   char tmpl[] = "/tmp/cuzk-daemon-test-XXXXXX";
   dir_ = mkdtemp(tmpl);
   socket_ = dir_ + "/cuzk.sock";
-  http_port_ = free_tcp_port();
-  if (tcp) tcp_port_ = free_tcp_port();
+  // Port 0 everywhere: the daemon binds free ports itself and reports them in the ready file,
+  // which it writes only once both listeners serve (no port races between parallel tests).
+  std::string ready = dir_ + "/ready";
   std::vector<std::string> argv = {CUZK_DAEMON_BIN,
                                    "--listen",
-                                   addr(),
+                                   tcp ? "127.0.0.1:0" : "unix:" + socket_,
                                    "--status-listen",
-                                   "127.0.0.1:" + std::to_string(http_port_),
+                                   "127.0.0.1:0",
+                                   "--ready-file",
+                                   ready,
                                    "--param-cache-dir",
                                    dir_ + "/params",
                                    "--budget",
@@ -103,16 +83,29 @@ DaemonProcess::DaemonProcess(std::vector<std::string> extra_args, bool tcp) {
                                    "debug"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   pid_ = spawn(argv, dir_ + "/daemon.log", -1);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < deadline) {
     if (!running()) {
       ADD_FAILURE() << "cuzk-daemon exited with " << exit_code_ << " at start:\n" << log();
       return;
     }
-    if (tcp ? tcp_connectable(tcp_port_) : unix_connectable(socket_)) return;
+    std::ifstream f(ready);
+    std::string key, grpc_addr, http_key;
+    int http = 0;
+    if (f >> key >> grpc_addr >> http_key >> http && key == "grpc" && http_key == "http" && http > 0) {
+      http_port_ = uint16_t(http);
+      if (tcp) {
+        size_t colon = grpc_addr.rfind(':');
+        tcp_port_ = uint16_t(std::stoi(grpc_addr.substr(colon + 1)));
+      }
+      // Both listeners were bound before the file was written; check they answer.
+      int code = -1;
+      http_get("/healthz", &code);
+      if (code == 200 && (tcp || unix_connectable(socket_))) return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ADD_FAILURE() << "cuzk-daemon did not listen on " << addr() << " within 60 s:\n" << log();
+  ADD_FAILURE() << "cuzk-daemon did not serve within 120 s:\n" << log();
 }
 
 DaemonProcess::~DaemonProcess() {
@@ -174,12 +167,21 @@ cuzk::v1::ProofRequest synthetic_request(uint64_t constraints, uint32_t partitio
   return r;
 }
 
-int run_program(const std::vector<std::string>& argv, std::string* out) {
+int run_program(const std::vector<std::string>& argv, std::string* out, std::chrono::seconds timeout) {
   char tmpl[] = "/tmp/cuzk-cli-out-XXXXXX";
   int fd = mkstemp(tmpl);
   pid_t pid = spawn(argv, "", fd);
   int status = 0;
-  waitpid(pid, &status, 0);
+  bool done = false;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!(done = waitpid(pid, &status, WNOHANG) == pid) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!done) {
+    ADD_FAILURE() << argv[0] << " did not exit within " << timeout.count() << " s; killed";
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
   if (out) {
     std::ifstream f(tmpl);
     std::stringstream s;
@@ -188,7 +190,7 @@ int run_program(const std::vector<std::string>& argv, std::string* out) {
   }
   close(fd);
   unlink(tmpl);
-  return decode_status(status);
+  return done ? decode_status(status) : -1;
 }
 
 }  // namespace cuzk::test

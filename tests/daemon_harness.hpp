@@ -1,6 +1,6 @@
 // A real cuzk-daemon for the tests: a subprocess on a unix socket in a fresh temporary
 // directory (which also holds its parameter cache and its log), with the HTTP status port on
-// a free localhost port.
+// a localhost port the daemon picks (port 0, reported through --ready-file).
 #pragma once
 
 #include <chrono>
@@ -16,7 +16,7 @@ namespace cuzk::test {
 class DaemonProcess {
  public:
   // Starts the daemon with small-machine settings plus extra_args, and waits until it serves.
-  // tcp: listen on a free localhost TCP port instead of the unix socket.
+  // tcp: listen on a free localhost TCP port (picked by the daemon) instead of the unix socket.
   explicit DaemonProcess(std::vector<std::string> extra_args = {}, bool tcp = false);
   ~DaemonProcess();  // SIGKILL if still running; removes the directory
   DaemonProcess(const DaemonProcess&) = delete;
@@ -47,7 +47,9 @@ class DaemonProcess {
 cuzk::v1::ProofRequest synthetic_request(uint64_t constraints = 1024, uint32_t partitions = 1,
                                          const std::string& request_id = "");
 
-// Runs a program, waits for it and returns its exit code; its stdout goes to *out when given.
-int run_program(const std::vector<std::string>& argv, std::string* out = nullptr);
+// Runs a program, waits for it (up to timeout: then it is killed, the test fails and -1 is
+// returned) and returns its exit code; its stdout goes to *out when given.
+int run_program(const std::vector<std::string>& argv, std::string* out = nullptr,
+                std::chrono::seconds timeout = std::chrono::seconds(300));
 
 }  // namespace cuzk::test

@@ -8,6 +8,7 @@
 #include "server/config_file.hpp"
 #include "server/convert.hpp"
 #include "server/metrics.hpp"
+#include "server/service.hpp"
 #include "server/size.hpp"
 #include "server/status_codes.hpp"
 
@@ -28,6 +29,12 @@ TEST(ServerUnitTest, ParseSize) {
   EXPECT_THROW(parse_size("1.5"), std::invalid_argument);
   EXPECT_THROW(parse_size("99999999999999999999"), std::invalid_argument);
   EXPECT_THROW(parse_size("-1"), std::invalid_argument);
+  EXPECT_THROW(parse_size(".G"), std::invalid_argument);
+  EXPECT_THROW(parse_size("."), std::invalid_argument);
+  EXPECT_EQ(parse_size(".5K"), 512u);
+  EXPECT_THROW(parse_size("16777216.0T"), std::invalid_argument);  // 2^64
+  EXPECT_THROW(parse_size("1e9T"), std::invalid_argument);
+  EXPECT_THROW(parse_size("99999999999999999999.5T"), std::invalid_argument);
   EXPECT_EQ(format_size(uint64_t(64) << 20), "64 MiB");
   EXPECT_EQ(format_size(100), "100 B");
 }
@@ -66,6 +73,7 @@ shutdown = "cancel"
 shutdown_timeout_seconds = 30
 result_ttl_seconds = 60.5
 max_rpc_threads = 16
+max_retained_results = 77
 log_level = "debug"
 log_file = "/tmp/cuzk.log"
 
@@ -97,6 +105,7 @@ cpu_threads = 6
   EXPECT_EQ(c.shutdown_timeout_seconds, 30);
   EXPECT_EQ(c.result_ttl_seconds, 60.5);
   EXPECT_EQ(c.max_rpc_threads, 16u);
+  EXPECT_EQ(c.max_retained_results, 77u);
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(c.log_file, "/tmp/cuzk.log");
   EXPECT_EQ(c.engine.budget_bytes, uint64_t(8) << 30);
@@ -142,6 +151,52 @@ TEST(ServerUnitTest, ConfigFileErrorsSayWhereAndWhat) {
   EXPECT_NE(message("[engine\n").find("bad.toml:1"), std::string::npos);
   EXPECT_NE(message("[daemon]\nsocket_mode = \"0999\"\n").find("octal"), std::string::npos);
   EXPECT_THROW(load_config_file("/nonexistent/cuzk.toml", c), ConfigError);
+  EXPECT_NE(message("[daemon]\nresult_ttl_seconds = nan\n").find("non-negative"), std::string::npos);
+  EXPECT_NE(message("[daemon]\nresult_ttl_seconds = -1.5\n").find("non-negative"), std::string::npos);
+  EXPECT_NE(message("[daemon]\nshutdown_timeout_seconds = inf\n").find("non-negative"), std::string::npos);
+}
+
+TEST(ServerUnitTest, ValidateConfigRejectsNonsense) {
+  auto message = [](auto change) {
+    DaemonConfig c;
+    change(c);
+    try {
+      validate_config(c);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([](DaemonConfig&) {}), "no error");
+  EXPECT_NE(message([](DaemonConfig& c) { c.max_queued_jobs = 0; }).find("max_queued_jobs"), std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.max_retained_results = 0; }).find("max_retained_results"),
+            std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.engine.max_partitions_per_job = 0; }).find("max_partitions_per_job"),
+            std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) {
+              c.engine.max_partitions_per_job = 64;
+              c.engine.max_queued_partitions = 63;
+            }).find("max_queued_partitions"),
+            std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.max_request_bytes = 0; }).find("max_request_bytes"), std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.max_request_bytes = 4095; }).find("max_request_bytes"), std::string::npos);
+  EXPECT_EQ(message([](DaemonConfig& c) { c.max_request_bytes = 4096; }), "no error");
+  EXPECT_EQ(message([](DaemonConfig& c) { c.max_request_bytes = (uint64_t(1) << 31) - 1; }), "no error");
+  EXPECT_NE(message([](DaemonConfig& c) { c.max_request_bytes = uint64_t(1) << 31; }).find("max_request_bytes"),
+            std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.socket_mode = 0060; }).find("socket_mode"), std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.socket_mode = 0400; }).find("socket_mode"), std::string::npos);
+  EXPECT_EQ(message([](DaemonConfig& c) { c.socket_mode = 0600; }), "no error");
+  EXPECT_NE(message([](DaemonConfig& c) { c.status_listen = "unix:/tmp/x"; }).find("status_listen"), std::string::npos);
+  EXPECT_NE(message([](DaemonConfig& c) { c.status_listen = "127.0.0.1"; }).find("status_listen"), std::string::npos);
+  EXPECT_EQ(message([](DaemonConfig& c) { c.status_listen = "127.0.0.1:0"; }), "no error");
+}
+
+TEST(ServerUnitTest, WaitingCallsLeaveThreadsForTheOthers) {
+  EXPECT_EQ(ProvingService::max_waiters(256), 240u);
+  EXPECT_EQ(ProvingService::max_waiters(32), 16u);
+  EXPECT_EQ(ProvingService::max_waiters(20), 10u);
+  EXPECT_EQ(ProvingService::max_waiters(0), 2u);  // at least 4 threads
 }
 
 TEST(ServerUnitTest, RequestValidation) {
@@ -166,10 +221,15 @@ TEST(ServerUnitTest, RequestValidation) {
   r.mutable_synthetic()->set_partitions(65);
   EXPECT_THROW(to_job_request(r, 64), InvalidRequest);
   r.mutable_synthetic()->set_partitions(1);
-  r.set_request_id(std::string(129, 'a'));
-  EXPECT_THROW(to_job_request(r, 64), InvalidRequest);
-  r.set_request_id("tab\there");
-  EXPECT_THROW(to_job_request(r, 64), InvalidRequest);
+  r.set_request_id(std::string(200, 'a'));
+  EXPECT_NO_THROW(to_job_request(r, 64));
+  r.set_request_id("A-z_0.9");
+  EXPECT_NO_THROW(to_job_request(r, 64));
+  for (const std::string bad : {std::string(201, 'a'), std::string("tab\there"), std::string(".hidden"),
+                                std::string("a/b"), std::string("a:b"), std::string("caf\xc3\xa9")}) {
+    r.set_request_id(bad);
+    EXPECT_THROW(to_job_request(r, 64), InvalidRequest) << bad;
+  }
   r.set_request_id("");
   r.set_param_id("..");
   EXPECT_THROW(to_job_request(r, 64), InvalidRequest);

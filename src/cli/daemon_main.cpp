@@ -125,6 +125,9 @@ int main(int argc, char** argv) {
         });
   o.add("--status-listen", "HTTP host:port serving GET /status (JSON), /metrics (Prometheus), /healthz; off by default",
         D, [](const std::string& v, DaemonConfig& c) { c.status_listen = v; });
+  o.add("--ready-file",
+        "Once serving, write the bound addresses here ('grpc ADDRESS' and 'http PORT' lines; useful with port 0)", D,
+        [](const std::string& v, DaemonConfig& c) { c.ready_file = v; });
   o.add("--socket-mode", "Permissions of the unix socket, octal (default 0660: the daemon's user and group)", D,
         [](const std::string& v, DaemonConfig& c) { c.socket_mode = cuzk::server::parse_socket_mode(v); });
   o.add("--max-request-bytes", "Largest request accepted (default 64MiB; Filecoin C1 inputs are ~51 MB)", D,
@@ -141,6 +144,10 @@ int main(int argc, char** argv) {
         [](const std::string& v, DaemonConfig& c) { c.result_ttl_seconds = parse_seconds(v); });
   o.add("--max-rpc-threads", "Concurrent gRPC calls served (each waiting Prove/AwaitProof holds one; default 256)", D,
         [](const std::string& v, DaemonConfig& c) { c.max_rpc_threads = parse_count(v); });
+  o.add("--max-retained-results",
+        "Ended results kept for collection; beyond it the oldest are dropped (default " +
+            std::to_string(defaults.max_retained_results) + ")",
+        D, [](const std::string& v, DaemonConfig& c) { c.max_retained_results = parse_count(v); });
   o.add("--log-level", "trace, debug, info, warn, error, critical or off (default info)", D,
         [](const std::string& v, DaemonConfig& c) { c.log_level = v; });
   o.add("--log-file", "Also write the log to this file", D,
@@ -194,6 +201,7 @@ int main(int argc, char** argv) {
     o.apply(config);
     if (config.listen.empty()) config.listen = cuzk::server::default_address();
     cuzk::server::parse_address(config.listen);
+    cuzk::server::validate_config(config);
   } catch (const std::exception& e) {
     std::cerr << "cuzk-daemon: " << e.what() << "\n";
     return kExitConfig;

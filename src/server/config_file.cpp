@@ -1,6 +1,7 @@
 #include "server/config_file.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "server/address.hpp"
 #include "server/size.hpp"
 
 namespace cuzk::server {
@@ -65,7 +67,7 @@ double as_seconds(const toml::node& n) {
   std::optional<double> v;
   if (auto i = n.value_exact<int64_t>()) v = double(*i);
   if (auto d = n.value_exact<double>()) v = *d;
-  if (!v || *v < 0) throw std::invalid_argument("expected a non-negative number of seconds");
+  if (!v || !(*v >= 0) || std::isinf(*v)) throw std::invalid_argument("expected a non-negative number of seconds");
   return *v;
 }
 
@@ -102,6 +104,7 @@ const std::map<std::string, Setter>& daemon_keys() {
       {"result_ttl_seconds", [](const toml::node& n, DaemonConfig& c) { c.result_ttl_seconds = as_seconds(n); }},
       {"max_rpc_threads",
        [](const toml::node& n, DaemonConfig& c) { c.max_rpc_threads = unsigned(as_uint(n, 65536)); }},
+      {"max_retained_results", [](const toml::node& n, DaemonConfig& c) { c.max_retained_results = as_uint(n); }},
       {"log_level", [](const toml::node& n, DaemonConfig& c) { c.log_level = as_string(n); }},
       {"log_file", [](const toml::node& n, DaemonConfig& c) { c.log_file = as_string(n); }},
   };
@@ -194,6 +197,33 @@ void load_config_file(const std::string& path, DaemonConfig& cfg) {
   load_config_text(text.str(), path, cfg);
 }
 
+void validate_config(const DaemonConfig& c) {
+  auto bad = [](const std::string& why) { throw ConfigError(why); };
+  if (c.max_queued_jobs == 0) bad("daemon.max_queued_jobs must be at least 1");
+  if (c.max_retained_results == 0) bad("daemon.max_retained_results must be at least 1");
+  if (c.engine.max_partitions_per_job == 0) bad("engine.max_partitions_per_job must be at least 1");
+  if (c.engine.max_queued_partitions < c.engine.max_partitions_per_job) {
+    bad("engine.max_queued_partitions (" + std::to_string(c.engine.max_queued_partitions) +
+        ") is less than engine.max_partitions_per_job (" + std::to_string(c.engine.max_partitions_per_job) +
+        "): the largest job could never be queued");
+  }
+  if (c.max_request_bytes < kMinRequestBytes || c.max_request_bytes > kMaxRequestBytes) {
+    bad("daemon.max_request_bytes must be between 4 KiB and 2 GiB - 1 (gRPC's limit); got " +
+        std::to_string(c.max_request_bytes));
+  }
+  if ((c.socket_mode & 0600) != 0600) {
+    bad("daemon.socket_mode " + format_socket_mode(c.socket_mode) +
+        " does not give the daemon's user read and write access (e.g. 0600 or 0660)");
+  }
+  if (!c.status_listen.empty()) {
+    try {
+      if (parse_address(c.status_listen).is_unix) throw std::invalid_argument("takes host:port, not a unix socket");
+    } catch (const std::invalid_argument& e) {
+      bad(std::string("daemon.status_listen (--status-listen): ") + e.what());
+    }
+  }
+}
+
 std::string config_to_toml(const DaemonConfig& c) {
   const engine::EngineConfig& e = c.engine;
   toml::array devices;
@@ -208,6 +238,7 @@ std::string config_to_toml(const DaemonConfig& c) {
       {"shutdown_timeout_seconds", c.shutdown_timeout_seconds},
       {"result_ttl_seconds", c.result_ttl_seconds},
       {"max_rpc_threads", int64_t(c.max_rpc_threads)},
+      {"max_retained_results", int64_t(c.max_retained_results)},
       {"log_level", c.log_level},
       {"log_file", c.log_file},
   };

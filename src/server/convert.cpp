@@ -1,5 +1,7 @@
 #include "server/convert.hpp"
 
+#include <cctype>
+
 #include "server/status_codes.hpp"
 
 namespace cuzk::server {
@@ -11,13 +13,15 @@ void check_request_id(const std::string& id, bool allow_empty) {
     if (allow_empty) return;
     throw InvalidRequest("request_id is empty");
   }
+  // The engine's rule (the id also names files and log lines).
   if (id.size() > kMaxRequestIdBytes) {
     throw InvalidRequest("request_id is " + std::to_string(id.size()) + " bytes; at most " +
                          std::to_string(kMaxRequestIdBytes) + " are allowed");
   }
+  if (id.front() == '.') throw InvalidRequest("request_id cannot start with '.'");
   for (unsigned char c : id) {
-    if (c <= 0x20 || c >= 0x7f) {
-      throw InvalidRequest("request_id may hold printable ASCII only, without spaces (found byte " +
+    if (!std::isalnum(c) && c != '.' && c != '_' && c != '-') {
+      throw InvalidRequest("request_id may hold letters, digits, '.', '_' and '-' only (found byte " +
                            std::to_string(int(c)) + ")");
     }
   }
@@ -25,7 +29,7 @@ void check_request_id(const std::string& id, bool allow_empty) {
 
 void check_param_id(const std::string& id) {
   if (id.empty()) throw InvalidRequest("param_id is empty");
-  if (id.size() > kMaxRequestIdBytes) throw InvalidRequest("param_id is longer than 128 bytes");
+  if (id.size() > kMaxParamIdBytes) throw InvalidRequest("param_id is longer than 128 bytes");
   if (id == "." || id == "..") throw InvalidRequest("param_id cannot be '.' or '..'");
   for (unsigned char c : id) {
     if (c <= 0x20 || c >= 0x7f || c == '/') {

@@ -10,12 +10,14 @@
 
 namespace cuzk::server {
 
-inline constexpr size_t kMaxRequestIdBytes = 128;
+inline constexpr size_t kMaxRequestIdBytes = 200;
+inline constexpr size_t kMaxParamIdBytes = 128;
 
 // Throws InvalidRequest for a missing or malformed field. max_partitions bounds the job before
 // anything is allocated for it.
 engine::JobRequest to_job_request(const cuzk::v1::ProofRequest& req, size_t max_partitions);
-// Empty is fine (the engine picks one); otherwise printable ASCII without spaces, <= 128 bytes.
+// Empty is fine (the engine picks one); otherwise the engine's rule: 1-200 letters, digits, '.',
+// '_' or '-', not starting with '.'.
 void check_request_id(const std::string& id, bool allow_empty);
 // Parameter ids name cache files: printable ASCII, no '/', not "." or "..", <= 128 bytes.
 void check_param_id(const std::string& id);

@@ -2,10 +2,14 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -24,6 +28,10 @@ using Clock = std::chrono::steady_clock;
 
 Daemon::Daemon(DaemonConfig config) : config_(std::move(config)) {}
 
+Daemon::~Daemon() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
 void Daemon::request_stop(bool force) {
   std::lock_guard lock(mutex_);
   stop_ = true;
@@ -36,29 +44,84 @@ void Daemon::prepare_socket_path(const std::string& path) {
   fs::path dir = fs::path(path).parent_path();
   if (!dir.empty()) {
     std::error_code ec;
-    fs::create_directories(dir, ec);
+    bool is_default = path == default_socket_path();
+    // The default directory is private to the daemon's user; others are the operator's choice.
+    if (is_default) {
+      fs::create_directories(dir.parent_path(), ec);
+      if (!ec && ::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+        ec = std::error_code(errno, std::generic_category());
+      }
+    } else {
+      fs::create_directories(dir, ec);
+    }
     if (ec) {
       throw StartupError("cannot create the socket directory " + dir.string() + ": " + ec.message() +
                          " (choose another with --listen unix:/writable/dir/cuzk.sock)");
     }
+    if (is_default) {
+      struct stat ds {};
+      if (lstat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode)) {
+        throw StartupError("the socket directory " + dir.string() + " is not a directory");
+      }
+      if (ds.st_uid != geteuid() || (ds.st_mode & 022) != 0) {
+        throw StartupError("the socket directory " + dir.string() +
+                           " is not owned by this user or is writable by others; remove it or choose another "
+                           "--listen path");
+      }
+    }
+  }
+  // One daemon per socket path: the lock is held for the daemon's life, so two daemons
+  // starting together cannot both decide that the socket is stale.
+  std::string lock_path = path + ".lock";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) throw StartupError("cannot open the lock file " + lock_path + ": " + std::strerror(errno));
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    if (err == EWOULDBLOCK) throw StartupError("another daemon is already serving (or starting on) " + path);
+    throw StartupError("cannot lock " + lock_path + ": " + std::strerror(err));
   }
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return;  // nothing there
   if (!S_ISSOCK(st.st_mode)) {
     throw StartupError(path + " exists and is not a socket; remove it or choose another --listen path");
   }
-  // A socket file: in use if something accepts connections on it, else left by a dead daemon.
+  // A socket file: in use if something accepts connections on it; stale only if the connection
+  // is refused (nobody listens). Any other failure (EACCES, ...) means we cannot tell: refuse.
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw StartupError(std::string("cannot create a unix socket: ") + std::strerror(errno));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  bool live = fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  if (fd >= 0) close(fd);
-  if (live) throw StartupError("another daemon is already listening on " + path);
+  int rc = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  int err = errno;
+  close(fd);
+  if (rc == 0) throw StartupError("another daemon is already listening on " + path);
+  if (err != ECONNREFUSED) {
+    throw StartupError("cannot tell whether " + path + " is in use (" + std::strerror(err) +
+                       "); remove it or choose another --listen path");
+  }
   if (unlink(path.c_str()) != 0) {
     throw StartupError("cannot remove the stale socket " + path + ": " + std::strerror(errno));
   }
 }
+
+namespace {
+
+// Writes the bound addresses to path atomically (a temporary file renamed over it).
+void write_ready_file(const std::string& path, const std::string& grpc_target, int http_port) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << "grpc " << grpc_target << "\nhttp " << http_port << "\n";
+    f.flush();
+    if (!f) throw StartupError("cannot write the ready file " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw StartupError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+  }
+}
+
+}  // namespace
 
 void Daemon::run() {
   ListenAddress addr;
@@ -90,15 +153,25 @@ void Daemon::run() {
   quota.SetMaxThreads(int(std::max(config_.max_rpc_threads, 4u)));
   builder.SetResourceQuota(quota);
   builder.RegisterService(&service);
+  // The socket is created private (umask 077) and opened up to socket_mode only by chmod, so it is
+  // never reachable with wider permissions than asked for.
+  mode_t old_umask = ::umask(077);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ::umask(old_umask);
   if (!server || (!addr.is_unix && tcp_port == 0)) {
     throw StartupError("cannot listen on " + addr.to_string() + " (gRPC's reason is logged above)");
   }
-
-  if (addr.is_unix && chmod(addr.path.c_str(), config_.socket_mode) != 0) {
-    spdlog::warn("cannot set mode {} on {}: {}", format_socket_mode(config_.socket_mode), addr.path,
-                 std::strerror(errno));
+  struct stat bound {};
+  if (addr.is_unix) {
+    if (lstat(addr.path.c_str(), &bound) != 0 || chmod(addr.path.c_str(), config_.socket_mode) != 0) {
+      std::string why = std::strerror(errno);
+      server->Shutdown();
+      throw StartupError("cannot set mode " + format_socket_mode(config_.socket_mode) + " on " + addr.path + ": " +
+                         why);
+    }
   }
+  ListenAddress bound_addr = addr;
+  if (!addr.is_unix) bound_addr.port = uint16_t(tcp_port);
   if (!addr.is_unix && addr.host != "127.0.0.1" && addr.host != "::1" && addr.host != "localhost") {
     spdlog::warn("listening on TCP {} without authentication or TLS: anyone who can reach it can submit proofs",
                  addr.to_string());
@@ -116,7 +189,17 @@ void Daemon::run() {
       throw StartupError(e.what());
     }
   }
-  spdlog::info("cuzk-daemon listening on {} (max request {}){}", addr.to_string(),
+  if (!config_.ready_file.empty()) {
+    try {
+      write_ready_file(config_.ready_file, bound_addr.is_unix ? "unix:" + bound_addr.path : bound_addr.to_string(),
+                       http ? http->port() : 0);
+    } catch (const StartupError&) {
+      if (http) http->stop();
+      server->Shutdown();
+      throw;
+    }
+  }
+  spdlog::info("cuzk-daemon listening on {} (max request {}){}", bound_addr.to_string(),
                format_size(config_.max_request_bytes),
                http ? fmt::format(", status on http://{}:{}/status and /metrics", status_addr->host, http->port())
                     : std::string());
@@ -168,10 +251,18 @@ void Daemon::run() {
   spdlog::debug("HTTP status port stopped");
   if (addr.is_unix) {
     struct stat st {};
-    if (lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) unlink(addr.path.c_str());
+    // Only our own socket: another daemon may have replaced it since (after we lost it).
+    if (lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == bound.st_dev &&
+        st.st_ino == bound.st_ino) {
+      unlink(addr.path.c_str());
+    }
   }
   server.reset();
   engine.reset();
+  if (lock_fd_ >= 0) {
+    ::close(lock_fd_);  // releases the lock
+    lock_fd_ = -1;
+  }
   spdlog::info("cuzk-daemon stopped");
 }
 

@@ -20,6 +20,9 @@ class StartupError : public std::runtime_error {
 class Daemon {
  public:
   explicit Daemon(DaemonConfig config);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
 
   // Serves until request_stop(), then shuts down in order. Throws StartupError.
   void run();
@@ -27,13 +30,16 @@ class Daemon {
   void request_stop(bool force);
 
  private:
-  // Makes the unix socket's directory and refuses to take over a live daemon's socket.
-  static void prepare_socket_path(const std::string& path);
+  // Makes the unix socket's directory (0700 for the default one, which must be ours and not
+  // writable by others), takes the lock <path>.lock for the daemon's life and removes a stale
+  // socket (one whose connect is refused); refuses a live or undecidable one.
+  void prepare_socket_path(const std::string& path);
 
   DaemonConfig config_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false, force_ = false;
+  int lock_fd_ = -1;  // flock on <socket>.lock, held while the daemon runs
 };
 
 }  // namespace cuzk::server

@@ -39,10 +39,16 @@ struct DaemonConfig {
   double shutdown_timeout_seconds = 600;
   // Results that nobody awaited are dropped this long after the job ended.
   double result_ttl_seconds = 3600;
-  // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread).
+  // Ended results kept for collection; beyond it the oldest are dropped.
+  size_t max_retained_results = 10000;
+  // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread). Waiting calls get at
+  // most max_rpc_threads - min(16, half) of them; more answer RESOURCE_EXHAUSTED.
   unsigned max_rpc_threads = 256;
   std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
   std::string log_file;            // empty: stderr only
+  // Command line only: once both listeners serve, this file is written (atomically) with the
+  // bound addresses ("grpc <address>" and "http <port>" lines), so port 0 can be used.
+  std::string ready_file;
 };
 
 }  // namespace cuzk::server

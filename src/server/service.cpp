@@ -26,6 +26,24 @@ bool ended(engine::JobState s) { return s != engine::JobState::kQueued && s != e
 
 ProvingService::ProvingService(engine::Engine& engine, const DaemonConfig& config) : engine_(engine), config_(config) {}
 
+size_t ProvingService::max_waiters(unsigned max_rpc_threads) {
+  size_t threads = std::max(max_rpc_threads, 4u);
+  return threads - std::min<size_t>(16, threads / 2);
+}
+
+ProvingService::WaiterSlot::WaiterSlot(ProvingService& s) : service_(s) {
+  size_t limit = max_waiters(s.config_.max_rpc_threads);
+  if (s.waiters_.fetch_add(1) >= limit) {
+    s.waiters_.fetch_sub(1);
+    throw EngineError(EngineError::Code::kResourceExhausted,
+                      fmt::format("{} Prove/AwaitProof calls are already waiting (daemon.max_rpc_threads = {} keeps "
+                                  "threads free for the other calls); retry later",
+                                  limit, s.config_.max_rpc_threads));
+  }
+}
+
+ProvingService::WaiterSlot::~WaiterSlot() { service_.waiters_.fetch_sub(1); }
+
 template <class F>
 grpc::Status ProvingService::guarded(const char* method, F&& body) const {
   grpc::Status status;
@@ -120,7 +138,13 @@ grpc::Status ProvingService::SubmitProof(grpc::ServerContext*, const v1::ProofRe
   return guarded("SubmitProof", [&] {
     std::string id = submit(*req);
     resp->set_request_id(id);
-    resp->set_state(to_proto(engine_.peek(id).state));
+    try {
+      resp->set_state(to_proto(engine_.peek(id).state));
+    } catch (const EngineError& e) {
+      if (e.code() != EngineError::Code::kNotFound) throw;
+      // Already ended and delivered to a concurrent AwaitProof: accepted is all there is to say.
+      resp->set_state(v1::JOB_STATE_QUEUED);
+    }
     return grpc::Status::OK;
   });
 }
@@ -129,10 +153,13 @@ grpc::Status ProvingService::AwaitProof(grpc::ServerContext* ctx, const v1::Awai
                                         v1::ProofResult* resp) {
   return guarded("AwaitProof", [&] {
     check_request_id(req->request_id(), false);
+    WaiterSlot slot(*this);
     std::optional<Clock::time_point> until;
     if (req->timeout_ms() > 0) until = Clock::now() + std::chrono::milliseconds(req->timeout_ms());
     std::optional<engine::JobResult> r = wait(ctx, req->request_id(), until);
     if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled");
+    // The timeout passed: a job that ended meanwhile is delivered now, not reported as ended and kept.
+    if (!r) r = engine_.await(req->request_id(), std::chrono::milliseconds(0));
     if (!r) {
       to_proto(engine_.peek(req->request_id()), resp);  // still running: its current state
       return grpc::Status::OK;
@@ -145,6 +172,7 @@ grpc::Status ProvingService::AwaitProof(grpc::ServerContext* ctx, const v1::Awai
 
 grpc::Status ProvingService::Prove(grpc::ServerContext* ctx, const v1::ProofRequest* req, v1::ProofResult* resp) {
   return guarded("Prove", [&] {
+    WaiterSlot slot(*this);
     std::string id = submit(*req);
     std::optional<engine::JobResult> r = wait(ctx, id, std::nullopt);
     if (!r) {
@@ -172,7 +200,13 @@ grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelP
     check_request_id(req->request_id(), false);
     bool cancelled = engine_.cancel(req->request_id());
     resp->set_cancelled(cancelled);
-    resp->set_state(to_proto(engine_.peek(req->request_id()).state));
+    try {
+      resp->set_state(to_proto(engine_.peek(req->request_id()).state));
+    } catch (const EngineError& e) {
+      if (e.code() != EngineError::Code::kNotFound) throw;
+      // Ended and delivered to a concurrent AwaitProof since cancel(): answer from what is known.
+      resp->set_state(cancelled ? v1::JOB_STATE_CANCELLED : v1::JOB_STATE_UNSPECIFIED);
+    }
     if (cancelled) spdlog::info("{}: cancelled by a client", req->request_id());
     return grpc::Status::OK;
   });
@@ -275,12 +309,25 @@ void ProvingService::collect_expired() {
     std::lock_guard lock(book_mutex_);
     count_active_locked();
     auto ttl = std::chrono::duration<double>(config_.result_ttl_seconds);
+    std::vector<std::pair<Clock::time_point, std::string>> kept;  // ended, still retained
     for (const auto& [id, e] : book_) {
-      if (e.ended && (e.abandoned || Clock::now() - e.ended_at > ttl)) expired.push_back(id);
+      if (!e.ended) continue;
+      if (e.abandoned || Clock::now() - e.ended_at > ttl) {
+        expired.push_back(id);
+      } else {
+        kept.emplace_back(e.ended_at, id);
+      }
+    }
+    if (kept.size() > config_.max_retained_results) {
+      size_t excess = kept.size() - config_.max_retained_results;
+      std::partial_sort(kept.begin(), kept.begin() + ptrdiff_t(excess), kept.end());
+      spdlog::warn("{} ended results were never collected (daemon.max_retained_results = {}); dropping the {} oldest",
+                   kept.size(), config_.max_retained_results, excess);
+      for (size_t i = 0; i < excess; ++i) expired.push_back(kept[i].second);
     }
   }
   for (const std::string& id : expired) {
-    spdlog::info("{}: result dropped (never awaited within {} s)", id, config_.result_ttl_seconds);
+    spdlog::info("{}: result dropped (never collected)", id);
     deliver(id);
   }
 }

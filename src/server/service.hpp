@@ -48,8 +48,12 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   std::string status_json() const;
   std::string metrics_text() const;
 
-  // Forgets the results of jobs that ended more than result_ttl ago and were never awaited.
+  // Forgets the results of jobs that ended more than result_ttl ago and were never awaited, and
+  // the oldest ended ones beyond max_retained_results.
   void collect_expired();
+  // Prove/AwaitProof calls that may wait at once: max_rpc_threads (at least 4) less a reserve of
+  // min(16, half) threads kept for CancelProof, GetStatus and the other short calls.
+  static size_t max_waiters(unsigned max_rpc_threads);
 
  private:
   // Submits under the drain lock and the max_queued_jobs limit; returns the request id.
@@ -66,8 +70,21 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   // Drops a delivered result from the engine and from the book.
   void deliver(const std::string& id);
 
+  // Holds one of max_waiters() places for a waiting call; throws RESOURCE_EXHAUSTED when none is left.
+  class WaiterSlot {
+   public:
+    explicit WaiterSlot(ProvingService& s);
+    ~WaiterSlot();
+    WaiterSlot(const WaiterSlot&) = delete;
+    WaiterSlot& operator=(const WaiterSlot&) = delete;
+
+   private:
+    ProvingService& service_;
+  };
+
   engine::Engine& engine_;
   const DaemonConfig& config_;
+  std::atomic<size_t> waiters_{0};  // Prove/AwaitProof calls in flight
   mutable RpcCounters counters_;
 
   std::shared_mutex drain_mutex_;  // held shared by submissions, exclusively by begin_drain

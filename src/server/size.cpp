@@ -18,7 +18,10 @@ uint64_t parse_size(std::string_view text) {
   size_t i = 0;
   while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
   std::string number(s.substr(0, i));
-  if (number.empty() || number.find('.') != number.rfind('.')) return fail("no number");
+  if (number.empty() || number.find('.') != number.rfind('.') ||
+      number.find_first_of("0123456789") == std::string::npos) {
+    return fail("no number");
+  }
   std::string_view unit = s.substr(i);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   int shift = 0;
@@ -58,8 +61,11 @@ uint64_t parse_size(std::string_view text) {
   }
   if (shift == 0) return fail("a fraction of a byte");
   double v = std::strtod(number.c_str(), nullptr) * std::ldexp(1.0, shift);
-  if (!(v < 1.8e19)) return fail("too large");
-  return uint64_t(std::llround(v));
+  // 2^64 is exactly representable; anything from it on does not fit (and llround would be UB).
+  if (!(v < 18446744073709551616.0)) return fail("too large");
+  v = std::round(v);
+  if (!(v < 18446744073709551616.0)) return fail("too large");
+  return uint64_t(v);
 }
 
 std::string format_size(uint64_t bytes) {

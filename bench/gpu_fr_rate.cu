@@ -4,7 +4,7 @@
 
 #include "bench/gpu_fr_rate.hpp"
 #include "ff/fr.hpp"
-#include "ntt/cuda/cuda_check.hpp"
+#include "ff/cuda/cuda_check.hpp"
 
 namespace cuzk::bench {
 namespace {

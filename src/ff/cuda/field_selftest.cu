@@ -3,14 +3,13 @@
 
 #include <cuda_runtime.h>
 
+#include "ff/cuda/cuda_check.hpp"
 #include "ff/cuda/field_selftest.hpp"
 
 namespace cuzk::ff::cuda {
 namespace {
 
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
-}
+using cuzk::cuda::check;
 
 template <class F>
 __global__ void field_ops_kernel(const F* a, const F* b, F* out, size_t n) {
@@ -55,16 +54,7 @@ std::vector<F> run(const std::vector<F>& a, const std::vector<F>& b) {
 
 }  // namespace
 
-int device_count(std::string* why) {
-  int n = 0;
-  cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    if (why) *why = cudaGetErrorString(err);
-    return 0;
-  }
-  if (n == 0 && why) *why = "no CUDA device";
-  return n;
-}
+int device_count(std::string* why) { return cuzk::cuda::device_count(why); }
 
 std::vector<Fp> fp_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b) { return run(a, b); }
 std::vector<Fr> fr_ops_on_device(const std::vector<Fr>& a, const std::vector<Fr>& b) { return run(a, b); }

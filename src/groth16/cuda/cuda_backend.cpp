@@ -21,7 +21,7 @@
 
 #include "groth16/backend.hpp"
 #include "msm/pippenger.hpp"
-#include "ntt/cuda/cuda_check.hpp"
+#include "ff/cuda/cuda_check.hpp"
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #include "ntt/domain.hpp"

@@ -17,6 +17,7 @@
 
 #include <cuda_runtime.h>
 
+#include "ff/cuda/cuda_check.hpp"
 #include "msm/cuda/msm.hpp"
 
 namespace cuzk::msm::cuda {
@@ -27,11 +28,8 @@ using ff::BigInt;
 constexpr unsigned kScalarBits = 256;  // Booth windows must cover bit 255 (always 0 for Fr)
 constexpr unsigned kThreads = 128;
 
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw std::runtime_error(std::string("GPU MSM: ") + what + ": " + cudaGetErrorString(err));
-}
-
-void check_launch(const char* what) { check(cudaGetLastError(), what); }
+using cuzk::cuda::check;
+using cuzk::cuda::check_launch;
 
 unsigned blocks_for(size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
 
@@ -574,16 +572,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
 
 }  // namespace
 
-int device_count(std::string* why) {
-  int n = 0;
-  cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    if (why) *why = cudaGetErrorString(err);
-    return 0;
-  }
-  if (n == 0 && why) *why = "no CUDA device";
-  return n;
-}
+int device_count(std::string* why) { return cuzk::cuda::device_count(why); }
 
 unsigned gpu_window_bits(size_t n) {
   if (n < 64) return 4;

@@ -407,16 +407,6 @@ void h_polynomial_on_device(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
   check(cudaMemcpy(a.data(), da.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost), "download");
 }
 
-int device_count(std::string* why) {
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    if (why) *why = cudaGetErrorString(err);
-    return 0;
-  }
-  if (n == 0 && why) *why = "no CUDA device";
-  return n;
-}
+int device_count(std::string* why) { return cuzk::cuda::device_count(why); }
 
 }  // namespace cuzk::ntt::cuda

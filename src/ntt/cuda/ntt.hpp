@@ -17,7 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "ff/fr.hpp"
-#include "ntt/cuda/cuda_check.hpp"
+#include "ff/cuda/cuda_check.hpp"
 
 namespace cuzk::ntt::cuda {
 

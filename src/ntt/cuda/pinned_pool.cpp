@@ -4,7 +4,7 @@
 #include <cstring>
 #include <tbb/parallel_for.h>
 
-#include "ntt/cuda/cuda_check.hpp"
+#include "ff/cuda/cuda_check.hpp"
 
 namespace cuzk::cuda {
 

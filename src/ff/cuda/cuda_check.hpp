@@ -23,6 +23,19 @@ inline void check(cudaError_t err, const char* what) {
 // Checks the launch that just happened (configuration errors show up here at once).
 inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
+// Number of CUDA devices, or 0 with the reason in *why (no driver, no device).
+inline int device_count(std::string* why = nullptr) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (n == 0 && why) *why = "no CUDA device";
+  return n;
+}
+
 // An owned array of T in device memory (uninitialised).
 template <class T>
 class DeviceBuffer {

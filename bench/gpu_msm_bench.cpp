@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/commands.hpp"
+#include "bench/timing.hpp"
 #include "ec/random_points.hpp"
 #include "ec/scalar_mul.hpp"
 #include "msm/cuda/msm.hpp"
@@ -38,18 +39,6 @@ double sppark_ms(unsigned curve_g2, unsigned log_n) {
     default:
       return 0;
   }
-}
-
-template <class F>
-double median_ms(unsigned reps, F&& f) {
-  std::vector<double> t;
-  for (unsigned r = 0; r < reps; r++) {
-    auto start = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 // n pseudo-random subgroup points, chunk k starting at P + (k chunk) Q, chunks in parallel.

@@ -10,26 +10,13 @@
 #include <vector>
 
 #include "bench/commands.hpp"
+#include "bench/timing.hpp"
 #include "ec/random_points.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/domain.hpp"
 
 namespace cuzk::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-template <class F>
-double median_ms(unsigned reps, F&& f) {
-  std::vector<double> t;
-  for (unsigned r = 0; r < reps; r++) {
-    auto start = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 template <class Curve>
 void msm_rows(const char* name, const MsmBenchArgs& args, std::mt19937_64& rng) {

@@ -3,8 +3,8 @@
 #include <cuda_runtime.h>
 
 #include "bench/gpu_fr_rate.hpp"
-#include "ff/fr.hpp"
 #include "ff/cuda/cuda_check.hpp"
+#include "ff/fr.hpp"
 
 namespace cuzk::bench {
 namespace {

@@ -19,9 +19,9 @@
 
 #include <cuda_runtime.h>
 
+#include "ff/cuda/cuda_check.hpp"
 #include "groth16/backend.hpp"
 #include "msm/pippenger.hpp"
-#include "ff/cuda/cuda_check.hpp"
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #include "ntt/domain.hpp"

@@ -16,8 +16,8 @@
 
 #include <cuda_runtime.h>
 
-#include "ff/fr.hpp"
 #include "ff/cuda/cuda_check.hpp"
+#include "ff/fr.hpp"
 
 namespace cuzk::ntt::cuda {
 

@@ -39,6 +39,7 @@ struct ProveBenchArgs {
   unsigned threads = 0;  // 0: all
   unsigned reps = 1;
   uint64_t seed = 1;
+  bool pseudo_params = false;  // prove: pseudo-random bases of the circuit's shape, no setup
 };
 
 struct PipelineBenchArgs {

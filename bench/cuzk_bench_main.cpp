@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
   add_prove_options(prove_cmd);
   prove_cmd->add_option("--backend", prove.backend, "where prove_start runs: cpu or cuda (device 0)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  prove_cmd->add_flag("--pseudo-params", prove.pseudo_params,
+                      "time prove_start against parameters of the circuit's shape made of pseudo-random points (no "
+                      "setup, for sizes where one is impractical): measures speed only, the proofs cannot verify");
   auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
   add_prove_options(verify_cmd);
 

@@ -353,11 +353,24 @@ void Engine::preload_params(const std::string& param_id) {
       }
     }
   }
+  std::shared_ptr<const ParamSet> set;
   try {
-    m.params.acquire(param_id);
+    set = m.params.acquire(param_id);
   } catch (const std::exception& e) {
     const bool missing = std::string_view(e.what()).find("no parameter file") != std::string_view::npos;
     throw EngineError(missing ? EngineError::Code::kNotFound : EngineError::Code::kFailedPrecondition, e.what());
+  }
+  // Each device gets the set ready too (the CUDA backend pins it and uploads its bases), so
+  // the first proof does not pay for it.
+  for (auto& d : m.devices) {
+    try {
+      std::unique_lock serial(d->serial, std::defer_lock);
+      if (!d->backend->concurrent()) serial.lock();
+      d->backend->load_parameters(set->params);
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Code::kFailedPrecondition,
+                        "parameters '" + param_id + "' could not be loaded on " + d->backend->name() + ": " + e.what());
+    }
   }
 }
 

@@ -22,6 +22,9 @@ class ProverBackend {
   // std::runtime_error (with the CUDA error text) when the device fails.
   virtual PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r,
                                    const Fr& s, ProveTimings* timings = nullptr) = 0;
+  // Makes the parameters ready for proving ahead of the first prove_start (the CUDA backend
+  // pins their host memory and uploads the bases); prove_start does it itself when needed.
+  virtual void load_parameters(const Parameters& params) {}
   // Drops whatever the backend keeps for these parameters (device-resident bases); called
   // before the parameters are evicted. The next prove_start with them uploads them again.
   virtual void release_parameters(const Parameters& params) {}

@@ -1,15 +1,19 @@
 // The CUDA ProverBackend: prove_start on one device.
 //   1. a, b, c go up once through the pinned staging pool (zero-padded on the device) and are
 //      released on the host as soon as they are in pinned memory;
-//   2. the H polynomial runs on the device (7 NTTs and the pointwise steps);
-//   3. the MSMs (H, L, A, B_G1 and B_G2). With the GPU MSM (msm/cuda, CUZK_HAVE_GPU_MSM) every
-//      parameter set's G1 and G2 bases are uploaded once and stay resident, and H's
-//      coefficients never leave the device; prove_finish is left with the assembly. Without it (INTERIM, until the GPU
-//      MSM lands) H's coefficients are copied back and all G1 MSMs run on the CPU, exactly as the CPU backend does.
-// The field is exact, so the PendingProof, and hence the proof for the same r and s, is the
-// CPU backend's bit for bit.
+//   2. the H polynomial runs on the device (7 NTTs and the pointwise steps), and H's MSM reads
+//      its coefficients where they are;
+//   3. the aux and input scalars go up once into the same device memory (a/b/c are done with)
+//      and the L, A, B_G1 and B_G2 MSMs all read them there.
+// Every parameter set's host memory is pinned (page-locked, so it uploads by DMA at full speed
+// and can be uploaded again quickly) and its G1 and G2 bases stay resident on the device
+// across proofs; prove_finish is left with the assembly. The field is exact, so the
+// PendingProof, and hence the proof for the same r and s, is the CPU backend's bit for bit.
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,14 +25,10 @@
 
 #include "ff/cuda/cuda_check.hpp"
 #include "groth16/backend.hpp"
+#include "msm/cuda/msm.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
-#include "ntt/domain.hpp"
-
-#if CUZK_HAVE_GPU_MSM
-#include "msm/cuda/msm.hpp"
-#endif
 
 namespace cuzk::groth16 {
 namespace {
@@ -39,6 +39,81 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Page-locks host ranges for as long as any holder wants them. Several backends (one per
+// device) share one parameter set, and CUDA refuses to register a range twice, so the
+// registrations are counted process-wide. Pinning is an optimisation: when the driver refuses
+// (e.g. not enough lockable memory) the range stays pageable and uploads are slower.
+class HostPins {
+ public:
+  static HostPins& instance() {
+    static auto* pins = new HostPins;  // never destroyed: holders may outlive static destructors
+    return *pins;
+  }
+  // True when the range is pinned after the call.
+  bool pin(const void* p, size_t bytes) {
+    if (!p || !bytes) return false;
+    std::lock_guard lock(mutex_);
+    auto& e = ranges_[p];
+    if (e.holders++ == 0) {
+      const cudaError_t err = cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterPortable);
+      e.pinned = err == cudaSuccess;
+      if (!e.pinned) {
+        cudaGetLastError();  // not sticky, but leave no error behind for the next check
+        std::fprintf(stderr, "cuzk: could not pin %zu MiB of parameters (%s); uploading them from pageable memory\n",
+                     bytes >> 20, cudaGetErrorString(err));
+      }
+    }
+    return e.pinned;
+  }
+  void unpin(const void* p) {
+    if (!p) return;
+    std::lock_guard lock(mutex_);
+    auto it = ranges_.find(p);
+    if (it == ranges_.end() || --it->second.holders) return;
+    if (it->second.pinned) cudaHostUnregister(const_cast<void*>(p));
+    ranges_.erase(it);
+  }
+
+ private:
+  struct Entry {
+    unsigned holders = 0;
+    bool pinned = false;
+  };
+  std::mutex mutex_;
+  std::map<const void*, Entry> ranges_;
+};
+
+// One parameter set's host vectors pinned for the lifetime of this object.
+class PinnedParameters {
+ public:
+  explicit PinnedParameters(const Parameters& p) {
+    add(p.h.data(), p.h.size() * sizeof(G1Affine));
+    add(p.l.data(), p.l.size() * sizeof(G1Affine));
+    add(p.a.data(), p.a.size() * sizeof(G1Affine));
+    add(p.b_g1.data(), p.b_g1.size() * sizeof(G1Affine));
+    add(p.b_g2.data(), p.b_g2.size() * sizeof(G2Affine));
+  }
+  ~PinnedParameters() {
+    for (const void* p : held_) HostPins::instance().unpin(p);
+  }
+  PinnedParameters(const PinnedParameters&) = delete;
+  PinnedParameters& operator=(const PinnedParameters&) = delete;
+  size_t pinned_bytes() const { return pinned_bytes_; }
+
+ private:
+  // Smaller vectors may share pages with other heap blocks (CUDA registers whole pages and
+  // refuses overlaps) and upload quickly anyway; glibc maps blocks above 32 MiB on their own.
+  static constexpr size_t kMinPinnedBytes = size_t(32) << 20;
+
+  void add(const void* p, size_t bytes) {
+    if (!p || bytes < kMinPinnedBytes) return;
+    held_.push_back(p);
+    if (HostPins::instance().pin(p, bytes)) pinned_bytes_ += bytes;
+  }
+  std::vector<const void*> held_;
+  size_t pinned_bytes_ = 0;
+};
+
 class CudaBackend final : public ProverBackend {
  public:
   explicit CudaBackend(int device) : device_(device) {
@@ -48,8 +123,9 @@ class CudaBackend final : public ProverBackend {
   ~CudaBackend() override {
     cudaSetDevice(device_);
     cudaStreamSynchronize(stream_);
+    resident_.clear();
     domain_.reset();
-    abc_.reset();
+    scratch_.reset();
     cudaStreamDestroy(stream_);
   }
 
@@ -65,17 +141,15 @@ class CudaBackend final : public ProverBackend {
     const size_t n = size_t(1) << log_n;
     check_assignment(params, pa, n);
     set_device();
+    const Resident& res = resident_for(params);
 
     PendingProof out;
     out.r = r;
     out.s = s;
     auto t0 = Clock::now();
     const ntt::cuda::DeviceDomain& domain = domain_for(log_n);
-    if (abc_.size() < 3 * n) {
-      abc_.reset();
-      abc_ = DeviceBuffer<Fr>(3 * n);
-    }
-    Fr* a = abc_.get();
+    // One device buffer serves a, b, c and then the witness scalars of the other MSMs.
+    Fr* a = scratch(std::max(3 * n, pa.num_aux() + pa.num_inputs()));
     Fr* b = a + n;
     Fr* c = b + n;
     for (auto [dst, src] : {std::pair{a, &pa.a()}, std::pair{b, &pa.b()}, std::pair{c, &pa.c()}}) {
@@ -90,33 +164,39 @@ class CudaBackend final : public ProverBackend {
     domain.synchronize();
     t.h_ntt = seconds_since(t0);
 
-#if CUZK_HAVE_GPU_MSM
-    const Resident& res = resident_for(params);
     t0 = Clock::now();
     out.h = msm::cuda::msm(*res.h, 0, n - 1, static_cast<const Fr*>(a));
     t.msm_h = seconds_since(t0);
-    g1_msms_on_gpu(res, pa, out, t);
-#else
-    // INTERIM (no GPU MSM in this build yet): H comes back and the G1 MSMs run on the CPU.
+
+    // H's MSM has returned, so the buffer is free: aux, then the inputs, go up once. The
+    // upload is charged to L, the first MSM to read them.
     t0 = Clock::now();
-    std::vector<Fr> h(n - 1);
-    check(cudaMemcpyAsync(h.data(), a, (n - 1) * sizeof(Fr), cudaMemcpyDeviceToHost, stream_), "download H");
-    check(cudaStreamSynchronize(stream_), "download H");
-    out.h = msm::msm<ec::G1Curve>(params.h, h);
-    t.msm_h = seconds_since(t0);
-    g1_msms_on_cpu(params, pa, out, t);
-#endif
+    Fr* aux = a;
+    Fr* inputs = aux + pa.num_aux();
+    pool_.upload(aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), stream_);
+    pool_.upload(inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), stream_);
+    check(cudaStreamSynchronize(stream_), "witness upload");
+    t.msm_l = seconds_since(t0);
+    g1_msms_on_gpu(res, pa, aux, inputs, out, t);
     return out;
   }
 
+  void load_parameters(const Parameters& params) override {
+    std::lock_guard lock(mutex_);
+    set_device();
+    resident_for(params);
+    // The domain a proof with these parameters needs (H has n - 1 points).
+    const size_t n = params.h.size() + 1;
+    if (std::has_single_bit(n) && n > 1) domain_for(unsigned(std::countr_zero(n)));
+  }
+
   void release_parameters(const Parameters& params) override {
-#if CUZK_HAVE_GPU_MSM
     std::lock_guard lock(mutex_);
     auto it = resident_.find(&params);
     if (it == resident_.end()) return;
     resident_total_ -= it->second.bytes();
+    set_device();
     resident_.erase(it);
-#endif
   }
 
   // Read without the proof lock (status pages ask while a proof runs).
@@ -143,8 +223,17 @@ class CudaBackend final : public ProverBackend {
     return *domain_;
   }
 
-#if CUZK_HAVE_GPU_MSM
+  // Device scratch of at least count elements, kept across proofs (grows, never shrinks).
+  Fr* scratch(size_t count) {
+    if (scratch_.size() < count) {
+      scratch_.reset();
+      scratch_ = DeviceBuffer<Fr>(count);
+    }
+    return scratch_.get();
+  }
+
   struct Resident {
+    std::unique_ptr<PinnedParameters> pinned;
     std::shared_ptr<msm::cuda::G1Bases> h, l, a, b_g1;
     std::shared_ptr<msm::cuda::G2Bases> b_g2;
     size_t bytes() const {
@@ -152,62 +241,62 @@ class CudaBackend final : public ProverBackend {
     }
   };
 
-  // Uploads a parameter set's G1 bases on first use; later proofs reuse them.
+  // Pins a parameter set's host memory and uploads its bases on first use; later proofs reuse
+  // them. The caller holds mutex_.
   const Resident& resident_for(const Parameters& params) {
     auto it = resident_.find(&params);
     if (it != resident_.end()) return it->second;
-    Resident r{msm::cuda::G1Bases::upload(device_, params.h), msm::cuda::G1Bases::upload(device_, params.l),
-               msm::cuda::G1Bases::upload(device_, params.a), msm::cuda::G1Bases::upload(device_, params.b_g1),
-               msm::cuda::G2Bases::upload(device_, params.b_g2)};
+    Resident r;
+    r.pinned = std::make_unique<PinnedParameters>(params);
+    r.h = msm::cuda::G1Bases::upload(device_, params.h);
+    r.l = msm::cuda::G1Bases::upload(device_, params.l);
+    r.a = msm::cuda::G1Bases::upload(device_, params.a);
+    r.b_g1 = msm::cuda::G1Bases::upload(device_, params.b_g1);
+    r.b_g2 = msm::cuda::G2Bases::upload(device_, params.b_g2);
     resident_total_ += r.bytes();
     return resident_.emplace(&params, std::move(r)).first->second;
   }
 
-  // As g1_msms_on_cpu, over the resident bases: a and b_g1 hold inputs first, then aux.
-  static void g1_msms_on_gpu(const Resident& res, const r1cs::ProvingAssignment& pa, PendingProof& out,
-                             ProveTimings& t) {
+  // As g1_msms_on_cpu, over the resident bases and the witness in device memory: a and b_g1
+  // hold inputs first, then aux.
+  static void g1_msms_on_gpu(const Resident& res, const r1cs::ProvingAssignment& pa, const Fr* aux, const Fr* inputs,
+                             PendingProof& out, ProveTimings& t) {
     auto view = [](const r1cs::DensityTracker& d) { return msm::DensityView{d.words(), d.size()}; };
     auto t0 = Clock::now();
-    out.l = msm::cuda::msm(*res.l, 0, pa.num_aux(), std::span<const Fr>(pa.aux()));
-    t.msm_l = seconds_since(t0);
+    out.l = msm::cuda::msm(*res.l, 0, pa.num_aux(), aux);
+    t.msm_l += seconds_since(t0);
     t0 = Clock::now();
     const size_t a_aux = pa.a_aux_density().count_ones();
     if (res.a->size() != pa.num_inputs() + a_aux) throw std::invalid_argument("a query does not fit the circuit");
-    out.a_inputs = msm::cuda::msm(*res.a, 0, pa.num_inputs(), std::span<const Fr>(pa.inputs()));
-    out.a_aux =
-        msm::cuda::msm_with_density(*res.a, pa.num_inputs(), std::span<const Fr>(pa.aux()), view(pa.a_aux_density()));
+    out.a_inputs = msm::cuda::msm(*res.a, 0, pa.num_inputs(), inputs);
+    out.a_aux = msm::cuda::msm_with_density(*res.a, pa.num_inputs(), aux, view(pa.a_aux_density()));
     t.msm_a = seconds_since(t0);
     t0 = Clock::now();
     const size_t b_in = pa.b_input_density().count_ones();
     if (res.b_g1->size() != b_in + pa.b_aux_density().count_ones()) {
       throw std::invalid_argument("b_g1 query does not fit the circuit");
     }
-    out.b_g1_inputs =
-        msm::cuda::msm_with_density(*res.b_g1, 0, std::span<const Fr>(pa.inputs()), view(pa.b_input_density()));
-    out.b_g1_aux =
-        msm::cuda::msm_with_density(*res.b_g1, b_in, std::span<const Fr>(pa.aux()), view(pa.b_aux_density()));
+    out.b_g1_inputs = msm::cuda::msm_with_density(*res.b_g1, 0, inputs, view(pa.b_input_density()));
+    out.b_g1_aux = msm::cuda::msm_with_density(*res.b_g1, b_in, aux, view(pa.b_aux_density()));
     t.msm_b_g1 = seconds_since(t0);
     // B in G2 here too: the GPU G2 MSM beats the CPU tail 24-41x (docs/PERF.md), so
     // prove_finish is left with the assembly alone.
     t0 = Clock::now();
     if (res.b_g2->size() != res.b_g1->size()) throw std::invalid_argument("b_g2 query does not fit the circuit");
-    ec::G2Jacobian b_g2 =
-        msm::cuda::msm_with_density(*res.b_g2, 0, std::span<const Fr>(pa.inputs()), view(pa.b_input_density()));
-    b_g2 += msm::cuda::msm_with_density(*res.b_g2, b_in, std::span<const Fr>(pa.aux()), view(pa.b_aux_density()));
+    ec::G2Jacobian b_g2 = msm::cuda::msm_with_density(*res.b_g2, 0, inputs, view(pa.b_input_density()));
+    b_g2 += msm::cuda::msm_with_density(*res.b_g2, b_in, aux, view(pa.b_aux_density()));
     out.b_g2 = b_g2;
     t.msm_b_g2 = seconds_since(t0);
   }
 
-  std::map<const Parameters*, Resident> resident_;
-#endif
-
   int device_;
+  std::map<const Parameters*, Resident> resident_;
   std::atomic<size_t> resident_total_{0};  // device bytes of resident_, kept under mutex_
   cudaStream_t stream_ = nullptr;
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
-  DeviceBuffer<Fr> abc_;  // a, b, c of the largest domain seen, reused across proofs
+  DeviceBuffer<Fr> scratch_;  // a, b, c (3 n), then aux and inputs; the largest seen, reused
 };
 
 }  // namespace

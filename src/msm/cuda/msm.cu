@@ -265,9 +265,10 @@ struct XyzzTerms {
 // a neighbouring slice is stored as a partial in slot 2t (the slice's first run) or 2t + 1 (its
 // last), flagged, to be summed by the next level. With Prefetch, term j + 1 is loaded before
 // term j is added (its memory latency overlaps the addition).
-template <class Curve, class Terms, bool Prefetch = false>
-__global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
-                           uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
+template <class Curve, class Terms, bool Prefetch>
+__device__ __forceinline__ void accumulate_slice(const uint32_t* keys, const Terms& terms, size_t n, unsigned L,
+                                                 ec::XyzzPoint<Curve>* buckets, uint32_t* slot_keys,
+                                                 ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
   using Xyzz = ec::XyzzPoint<Curve>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t start = t * L;
@@ -323,6 +324,21 @@ __global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned
     }
   }
   flush(current, run_start, end, acc);
+}
+
+template <class Curve, class Terms, bool Prefetch = false>
+__global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
+                           uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
+  accumulate_slice<Curve, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
+}
+
+// The same with the registers capped for 3 blocks per multiprocessor (the prefetching variant
+// otherwise takes 222 registers for G1 and runs 2).
+template <class Curve, class Terms, bool Prefetch = false>
+__global__ void __launch_bounds__(kThreads, 3)
+    accumulate_bounded(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
+                       uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
+  accumulate_slice<Curve, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
 }
 
 template <class Curve>
@@ -444,14 +460,15 @@ constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher level
 constexpr unsigned kSegment = 16;     // buckets per thread and level in the window reduction
 constexpr unsigned kGroup = 32;       // segment sums per thread when combining them
 
-// Level 0 loads the next pair's base before adding the current one (CUZK_GPU_MSM_PREFETCH=0/1
-// overrides the default, for measurements).
-bool prefetch_bases() {
-  static const bool on = [] {
+// Level 0: 0 adds each pair's base as it is loaded; 1 loads the next pair's base before adding
+// the current one; 2 does so with the registers capped for 3 blocks per multiprocessor
+// (CUZK_GPU_MSM_PREFETCH overrides the default, for measurements).
+int prefetch_mode() {
+  static const int mode = [] {
     const char* e = std::getenv("CUZK_GPU_MSM_PREFETCH");
-    return e ? std::string(e) != "0" : true;
+    return e ? std::clamp(std::atoi(e), 0, 2) : 1;
   }();
-  return on;
+  return mode;
 }
 
 template <class Curve>
@@ -583,7 +600,10 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     uint8_t* scan_temp = ws.scan_temp.get<uint8_t>(scan_bytes);
 
     const AffineTerms<Curve> terms{bases.device_data() + offset, dvals.Current()};
-    if (prefetch_bases()) {
+    if (prefetch_mode() == 2) {
+      accumulate_bounded<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
+          dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
+    } else if (prefetch_mode() == 1) {
       accumulate<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
           dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
     } else {

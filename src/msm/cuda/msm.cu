@@ -332,15 +332,6 @@ __global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned
   accumulate_slice<Curve, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
 }
 
-// The same with the registers capped for 3 blocks per multiprocessor (the prefetching variant
-// otherwise takes 222 registers for G1 and runs 2).
-template <class Curve, class Terms, bool Prefetch = false>
-__global__ void __launch_bounds__(kThreads, 3)
-    accumulate_bounded(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
-                       uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
-  accumulate_slice<Curve, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
-}
-
 template <class Curve>
 __global__ void compact(const uint32_t* flags, const uint32_t* positions, size_t slots, const uint32_t* slot_keys,
                         const ec::XyzzPoint<Curve>* slot_vals, uint32_t* keys_out, ec::XyzzPoint<Curve>* vals_out) {
@@ -457,18 +448,34 @@ class Phases {
 // short enough to give the card about 2^18 threads.
 unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >> 18, 8, 256)); }
 constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher levels
-constexpr unsigned kSegment = 16;     // buckets per thread and level in the window reduction
-constexpr unsigned kGroup = 32;       // segment sums per thread when combining them
+// Buckets per thread and level in the window reduction, and segment sums per thread when
+// combining them (powers of two; CUZK_GPU_MSM_SEGMENT and CUZK_GPU_MSM_GROUP override them, for
+// measurements).
+unsigned tunable(const char* name, unsigned fallback) {
+  const char* e = std::getenv(name);
+  if (!e) return fallback;
+  const unsigned v = unsigned(std::atoi(e));
+  return v >= 2 && v <= 256 && std::has_single_bit(v) ? v : fallback;
+}
+unsigned reduce_segment() {
+  static const unsigned v = tunable("CUZK_GPU_MSM_SEGMENT", 16);
+  return v;
+}
+unsigned reduce_group() {
+  static const unsigned v = tunable("CUZK_GPU_MSM_GROUP", 32);
+  return v;
+}
 
-// Level 0: 0 adds each pair's base as it is loaded; 1 loads the next pair's base before adding
-// the current one; 2 does so with the registers capped for 3 blocks per multiprocessor
-// (CUZK_GPU_MSM_PREFETCH overrides the default, for measurements).
-int prefetch_mode() {
-  static const int mode = [] {
+// Level 0 loads the next pair's base before adding the current one (4% less accumulation time
+// on the H200 at 2^24, although it takes 222 registers instead of 166 and so 2 blocks per
+// multiprocessor instead of 3; capping it at 3 blocks was 7% slower). CUZK_GPU_MSM_PREFETCH=0
+// turns it off, for measurements.
+bool prefetch_bases() {
+  static const bool on = [] {
     const char* e = std::getenv("CUZK_GPU_MSM_PREFETCH");
-    return e ? std::clamp(std::atoi(e), 0, 2) : 1;
+    return !e || std::string(e) != "0";
   }();
-  return mode;
+  return on;
 }
 
 template <class Curve>
@@ -600,10 +607,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     uint8_t* scan_temp = ws.scan_temp.get<uint8_t>(scan_bytes);
 
     const AffineTerms<Curve> terms{bases.device_data() + offset, dvals.Current()};
-    if (prefetch_mode() == 2) {
-      accumulate_bounded<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
-          dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
-    } else if (prefetch_mode() == 1) {
+    if (prefetch_bases()) {
       accumulate<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
           dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
     } else {
@@ -633,6 +637,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   }
 
   phases.mark("partials");
+  const unsigned kSegment = reduce_segment(), kGroup = reduce_group();
   // Window sums F_w = sum_j (j + 1) B_w[j] = H(B_w) + sum_j B_w[j] with H(X) = sum_j j X_j, level by
   // level: H(X) = sum_s H_s + m H(R) (weigh_segments); the sums of the H_s come back per level.
   size_t pool_size = 0;

@@ -7,6 +7,8 @@
 // which a CUB radix sort groups by bucket. Buckets are accumulated in XYZZ by threads that
 // take equal slices of the sorted pairs (so long buckets cannot stall one thread), then each
 // window's buckets are reduced by segmented running sums and the windows combined on the host.
+// Bases uploaded with Precompute hold h copies [2^(t G c)] B, so windows share G = ceil(W / h)
+// bucket sets (one with h = W) and fewer buckets are reduced.
 //
 // Every call makes the bases' device current (restoring the caller's), runs on that device's
 // MSM stream with its grow-only workspace (calls on one device are serialised) and returns once

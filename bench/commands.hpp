@@ -74,6 +74,7 @@ struct GpuMsmBenchArgs {
   std::vector<unsigned> log_sizes = {16, 18, 20, 22, 24};
   std::vector<unsigned> windows = {0};  // 0: the library's choice
   double zero_fraction = 0, one_fraction = 0;
+  std::string precompute_copies = "0";  // precomputed base copies: 0 (off), a count, or "all"
   unsigned device = 0;
   unsigned reps = 5;
   uint64_t seed = 1;

@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
   gpu_msm_cmd->add_option("--zero-fraction", gpu_msm.zero_fraction, "share of zero scalars")
       ->check(CLI::Range(0.0, 1.0));
   gpu_msm_cmd->add_option("--one-fraction", gpu_msm.one_fraction, "share of one scalars")->check(CLI::Range(0.0, 1.0));
+  gpu_msm_cmd->add_option("--precompute-copies", gpu_msm.precompute_copies,
+                          "precomputed copies of the bases per size: 0 (off), a count h, or all (one per window)");
   gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
   gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");

@@ -82,15 +82,31 @@ void cuda_check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
+// 0: no precomputation; otherwise the Precompute copies (0 there: one per window).
+bool parse_copies(const std::string& text, unsigned& copies) {
+  if (text == "0" || text == "off") return false;
+  if (text == "all") {
+    copies = 0;
+    return true;
+  }
+  copies = unsigned(std::stoul(text));
+  return true;
+}
+
 template <class Curve>
 void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
   const unsigned max_log = *std::max_element(args.log_sizes.begin(), args.log_sizes.end());
   const size_t max_n = size_t(1) << max_log;
+  unsigned copies = 0;
+  const bool precompute = parse_copies(args.precompute_copies, copies);
   const auto t0 = Clock::now();
   const auto host_bases = bases_in_parallel<Curve>(max_n, args.seed);
   const double gen_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   std::fprintf(stderr, "%s: generated 2^%u bases in %.0f ms\n", name, max_log, gen_ms);
-  auto bases = msm::cuda::Bases<Curve>::upload(args.device, host_bases);
+  // Without precomputation the bases of the largest size serve every size; with it, each size
+  // and window gets its own precomputed bases (the window is fixed by them).
+  std::shared_ptr<msm::cuda::Bases<Curve>> bases;
+  if (!precompute) bases = msm::cuda::Bases<Curve>::upload(args.device, host_bases);
   for (unsigned log_n : args.log_sizes) {
     const size_t n = size_t(1) << log_n;
     const auto scalars = scalars_in_parallel(n, args, args.seed + log_n);
@@ -100,7 +116,16 @@ void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
     cuda_check(cudaMemcpy(device_scalars, scalars.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice), "upload");
     for (unsigned window : args.windows) {
       msm::MsmOptions options;
-      options.window_bits = window;
+      double upload_ms = 0;
+      if (precompute) {
+        bases.reset();
+        bases = msm::cuda::Bases<Curve>::upload(args.device, std::span(host_bases).first(n),
+                                                msm::cuda::Precompute{window, copies});
+        upload_ms = bases->upload_ms();
+      } else {
+        options.window_bits = window;
+        upload_ms = bases->upload_ms() * double(n) / double(max_n);
+      }
       msm::MsmStats stats;
       (void)msm::cuda::msm<Curve>(*bases, 0, n, device_scalars, options, &stats);  // warm-up: workspace
       const double ms =
@@ -111,12 +136,21 @@ void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
       const double ref = sppark_ms(is_g2, log_n);
       char ratio[32] = "-";
       if (ref > 0) std::snprintf(ratio, sizeof ratio, "%.2f", ms / ref);
-      std::printf("| %-4s | 2^%-3u | %9.2f | %9.2f | %6s | %9.1f | %6u | %8zu | %8zu |\n", name, log_n, ms, host_ms,
-                  ratio, bases->upload_ms() * double(n) / double(max_n), stats.window_bits, stats.zeros, stats.ones);
+      const unsigned c = stats.window_bits, windows = (256 + c - 1) / c;
+      const unsigned sets = precompute ? bases->bucket_sets() : windows;
+      const double device_gb =
+          precompute ? double(bases->device_bytes()) / 1e9 : double(n * sizeof(ec::AffinePoint<Curve>)) / 1e9;
+      std::printf(
+          "| %-4s | 2^%-3u | %9.2f | %9.2f | %6s | %9.1f | %6u | %3u | %3u | %9.1f | %7.2f | %7.2f | %8zu | %8zu |\n",
+          name, log_n, ms, host_ms, ratio, upload_ms, c, precompute ? bases->copies() : 1u, sets,
+          precompute ? bases->precompute_ms() : 0.0, device_gb,
+          double(msm::cuda::workspace_bytes(int(args.device))) / 1e9, stats.zeros, stats.ones);
       std::fflush(stdout);
     }
     cudaFree(device_scalars);
   }
+  bases.reset();
+  msm::cuda::release_workspace(int(args.device));
 }
 
 }  // namespace
@@ -132,10 +166,13 @@ int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
   std::printf(
       "GPU MSM on %s, bases resident; PSEUDO-RANDOM bases and scalars (%.0f%% zero, %.0f%% one, rest "
       "uniform); median of %u. 'ms' takes scalars already on the device, 'host ms' uploads them from "
-      "pageable host memory; ratio = ms / sppark's on an H200; upload = bases upload time for that size.\n\n",
+      "pageable host memory; ratio = ms / sppark's on an H200; upload = bases upload time for that size; copies, "
+      "precompute ms: precomputed multiples of the bases ([2^(t G c)] B, on the device; bases GB all copies).\n\n",
       prop.name, 100 * args.zero_fraction, 100 * args.one_fraction, args.reps);
-  std::printf("| curve | size | ms | host ms | ratio to sppark | upload ms | window | zeros | ones |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| curve | size | ms | host ms | ratio to sppark | upload ms | window | copies | bucket sets | precompute ms | "
+      "bases GB | workspace GB | zeros | ones |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   try {
     if (args.curve == "g1" || args.curve == "both") rows<ec::G1Curve>("G1", 0, args);
     if (args.curve == "g2" || args.curve == "both") rows<ec::G2Curve>("G2", 1, args);

@@ -51,10 +51,14 @@ class MsmGpuTest : public ::testing::Test {
   // GPU (host and device scalars) against the CPU for bases [offset, offset + n).
   static void expect_same(size_t offset, const std::vector<Fr>& scalars, const std::string& what,
                           const MsmOptions& options = {}) {
+    expect_same_on(bases(), offset, scalars, what, options);
+  }
+  static void expect_same_on(const cuda::G1Bases& on, size_t offset, const std::vector<Fr>& scalars,
+                             const std::string& what, const MsmOptions& options = {}) {
     const size_t n = scalars.size();
     const auto want = msm::msm<G1Curve>(host(offset, n), scalars).to_affine();
     MsmStats stats;
-    const auto got = cuda::msm<G1Curve>(bases(), offset, n, std::span<const Fr>(scalars), options, &stats);
+    const auto got = cuda::msm<G1Curve>(on, offset, n, std::span<const Fr>(scalars), options, &stats);
     EXPECT_EQ(got.to_affine(), want) << what << ", n = " << n << ", offset = " << offset
                                      << ", window = " << stats.window_bits;
     EXPECT_EQ(stats.terms, n);
@@ -62,7 +66,7 @@ class MsmGpuTest : public ::testing::Test {
     Fr* d = nullptr;
     ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
-    const auto got_device = cuda::msm<G1Curve>(bases(), offset, n, d, options);
+    const auto got_device = cuda::msm<G1Curve>(on, offset, n, d, options);
     cudaFree(d);
     EXPECT_EQ(got_device.to_affine(), want) << what << " (device scalars), n = " << n;
   }
@@ -194,6 +198,109 @@ TEST_F(MsmGpuTest, G2MatchesCpu) {
       msm_with_density<G2Curve>(std::span<const G2Affine>(host_bases).first(density.count_ones()), scalars, density)
           .to_affine();
   EXPECT_EQ(cuda::msm_with_density<G2Curve>(*g2, 0, std::span<const Fr>(scalars), density).to_affine(), want);
+}
+
+// Precomputed copies [2^(t G c)] B: several windows and copy counts (one copy, two, one per
+// window, a count that does not divide W), against the CPU msm on the plain bases.
+TEST_F(MsmGpuTest, PrecomputedBasesMatchCpu) {
+  auto rng = test::make_rng();
+  struct Case {
+    unsigned c, copies;
+  };
+  for (const Case k : {Case{5, 1}, Case{5, 2}, Case{5, 0}, Case{8, 5}, Case{13, 0}, Case{16, 3}, Case{22, 0}}) {
+    const auto pre = cuda::G1Bases::upload(0, *host_bases_, cuda::Precompute{k.c, k.copies});
+    const unsigned windows = (256 + k.c - 1) / k.c;
+    const unsigned h = k.copies == 0 ? windows : std::min(k.copies, windows);
+    const unsigned sets = (windows + h - 1) / h;
+    const std::string what = "c = " + std::to_string(k.c) + ", copies " + std::to_string(pre->copies());
+    EXPECT_EQ(pre->window_bits(), k.c);
+    EXPECT_EQ(pre->bucket_sets(), sets) << what;
+    EXPECT_EQ(pre->copies(), (windows + sets - 1) / sets) << what;
+    EXPECT_EQ(pre->device_bytes(), pre->copies() * kResident * sizeof(G1Affine)) << what;
+    // Copy 1 holds [2^(G c)] B (infinity stays infinity).
+    if (pre->copies() > 1) {
+      for (size_t i : {size_t(0), size_t(17), kResident - 1}) {
+        G1Affine got;
+        ASSERT_EQ(cudaMemcpy(&got, pre->device_data() + kResident + i, sizeof got, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        auto want = ec::G1Jacobian::from_affine((*host_bases_)[i]);
+        for (unsigned d = 0; d < sets * k.c; d++) want = want.dbl();
+        EXPECT_EQ(got, want.to_affine()) << what << ", base " << i;
+      }
+    }
+    for (size_t n : {size_t(0), size_t(1), size_t(3), size_t(1000), size_t(4097), size_t(50000)}) {
+      expect_same_on(*pre, 0, random_scalars(n, rng), "precomputed, random, " + what);
+    }
+    expect_same_on(*pre, 12345, random_scalars(3001, rng), "precomputed, offset, " + what);
+    expect_same_on(*pre, 0, random_scalars(kResident, rng), "precomputed, all bases, " + what);
+    expect_same_on(*pre, 5, std::vector<Fr>(2000, Fr::zero()), "precomputed, all zero, " + what);
+    expect_same_on(*pre, 5, std::vector<Fr>(2000, Fr::one()), "precomputed, all one, " + what);
+    expect_same_on(*pre, 0, std::vector<Fr>(3000, -Fr::one()), "precomputed, all minus one, " + what);
+    std::vector<Fr> mixed(20000);
+    for (auto& x : mixed) {
+      const uint64_t r = rng() % 8;
+      x = r < 3 ? Fr::zero() : r < 6 ? Fr::one() : Fr::random(rng);
+    }
+    expect_same_on(*pre, 7, mixed, "precomputed, 0/1 mix, " + what);
+    expect_same_on(*pre, 7, mixed, "precomputed, no split, " + what, MsmOptions{0, false});
+    expect_same_on(*pre, 7, mixed, "precomputed, same window asked, " + what, MsmOptions{k.c, true});
+    // A density mask: base offset + i in every copy.
+    const size_t n = 100000;
+    std::vector<uint64_t> words((n + 63) / 64, 0);
+    for (size_t i = 0; i < n; i++) {
+      if (rng() % 100 < 40) words[i / 64] |= uint64_t(1) << (i % 64);
+    }
+    const DensityView density{words, n};
+    const size_t ones = density.count_ones();
+    ASSERT_LE(ones, kResident);
+    const size_t offset = kResident - ones;
+    std::vector<Fr> scalars(n);
+    for (auto& x : scalars) x = rng() % 4 == 0 ? Fr::one() : Fr::random(rng);
+    const auto want = msm_with_density<G1Curve>(host(offset, ones), scalars, density).to_affine();
+    EXPECT_EQ(cuda::msm_with_density<G1Curve>(*pre, offset, std::span<const Fr>(scalars), density).to_affine(), want)
+        << "precomputed, density, " << what;
+    // The window is the precomputation's.
+    std::vector<Fr> s(10, Fr::one());
+    EXPECT_THROW(cuda::msm<G1Curve>(*pre, 0, 10, std::span<const Fr>(s), MsmOptions{k.c == 5 ? 6u : 5u, true}),
+                 std::invalid_argument);
+  }
+  // The window by size, and a bad window.
+  const auto auto_window = cuda::G1Bases::upload(0, host(0, 5000), cuda::Precompute{0, 2});
+  EXPECT_EQ(auto_window->window_bits(), cuda::gpu_precompute_window_bits(5000, 2));
+  expect_same_on(*auto_window, 0, random_scalars(5000, rng), "precomputed, window by size");
+  EXPECT_THROW(cuda::G1Bases::upload(0, host(0, 10), cuda::Precompute{25, 1}), std::invalid_argument);
+  // Empty bases.
+  const auto empty = cuda::G1Bases::upload(0, host(0, 0), cuda::Precompute{8, 0});
+  EXPECT_EQ(cuda::msm<G1Curve>(*empty, 0, 0, std::span<const Fr>()).to_affine(), G1Affine::infinity());
+}
+
+TEST_F(MsmGpuTest, PrecomputedG2MatchesCpu) {
+  using ec::G2Affine;
+  using ec::G2Curve;
+  auto rng = test::make_rng();
+  const size_t n = 3000;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G2Curve>(n, rng);
+  const auto g2 = cuda::G2Bases::upload(0, host_bases, cuda::Precompute{9, 0});
+  const auto scalars = random_scalars(n - 1, rng);
+  const auto want = msm::msm<G2Curve>(std::span<const G2Affine>(host_bases).subspan(1), scalars).to_affine();
+  EXPECT_EQ(cuda::msm<G2Curve>(*g2, 1, n - 1, std::span<const Fr>(scalars)).to_affine(), want);
+}
+
+// The workspace can be given back between MSMs; the next MSM allocates it again.
+TEST_F(MsmGpuTest, ReleaseWorkspace) {
+  auto rng = test::make_rng();
+  expect_same(0, random_scalars(30000, rng), "before release");
+  EXPECT_GT(cuda::workspace_bytes(0), size_t(0));
+  cuda::release_workspace(0);
+  EXPECT_EQ(cuda::workspace_bytes(0), size_t(0));
+  expect_same(0, random_scalars(30000, rng), "after release");
+  EXPECT_GT(cuda::workspace_bytes(0), size_t(0));
+  cuda::release_workspace(0);
+  cuda::release_workspace(0);  // twice is fine
+  EXPECT_EQ(cuda::workspace_bytes(0), size_t(0));
+  EXPECT_EQ(cuda::workspace_bytes(1000), size_t(0));  // a device never used
+  cuda::release_workspace(1000);
+  expect_same(3, random_scalars(1000, rng), "after a second release");
 }
 
 TEST_F(MsmGpuTest, BadArgumentsThrow) {

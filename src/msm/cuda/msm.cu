@@ -66,6 +66,12 @@ class Buffer {
     }
     return static_cast<T*>(ptr_);
   }
+  size_t bytes() const { return bytes_; }
+  void release() {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
 
  private:
   void* ptr_ = nullptr;
@@ -81,13 +87,24 @@ struct Workspace {
   Buffer keys[2], vals[2], sort_temp;
   Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
   Buffer segments[2], levels;
+
+  template <class F>
+  void for_each_buffer(F&& f) {
+    for (Buffer* b :
+         {&scalars,   &density_words, &density_popc, &density_prefix, &counters,    &keys[0],     &keys[1],
+          &vals[0],   &vals[1],       &sort_temp,    &buckets,        &slot_keys,   &slot_vals,   &flags,
+          &positions, &scan_temp,     &part_keys,    &part_vals,      &segments[0], &segments[1], &levels}) {
+      f(*b);
+    }
+  }
 };
 
+std::mutex all_workspaces_mutex;
+std::map<int, Workspace*> all_workspaces;  // never freed: the runtime may be gone at exit
+
 Workspace& workspace(int device) {
-  static std::mutex mutex;
-  static std::map<int, Workspace*> all;  // never freed: the runtime may be gone at exit
-  std::lock_guard lock(mutex);
-  Workspace*& ws = all[device];
+  std::lock_guard lock(all_workspaces_mutex);
+  Workspace*& ws = all_workspaces[device];
   if (!ws) {
     auto* fresh = new Workspace;
     cudaError_t err = cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking);
@@ -165,15 +182,17 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
   }
 }
 
-// One (key, value) pair per non-zero Booth digit: key = window * buckets + |digit| - 1,
-// value = base << 1 | sign. With split_ones, a scalar 1 gives the single pair (ones_key, base)
-// and a scalar 0 none. Pairs are appended at counters[3] (warp-aggregated).
+// One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
+// precomputed copies, sets = windows) gives key = u * buckets + |digit| - 1 and value =
+// (t stride + base) << 1 | sign, base t of the copies. With split_ones, a scalar 1 gives the single
+// pair (ones_key, base) and a scalar 0 none. Pairs are appended at counters[3] (warp-aggregated).
 __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
-                           bool split_ones, uint32_t* keys, uint32_t* vals, unsigned long long* counters) {
+                           unsigned sets, uint32_t stride, bool split_ones, uint32_t* keys, uint32_t* vals,
+                           unsigned long long* counters) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
   const uint32_t buckets = uint32_t(1) << (c - 1);
-  const uint32_t ones_key = windows * buckets;
+  const uint32_t ones_key = sets * buckets;
   BigInt<4> k = BigInt<4>::zero();
   uint64_t base = 0;
   unsigned n = 0;
@@ -203,42 +222,53 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
     vals[pos] = v;
     return;
   }
-  for (unsigned w = 0; w < windows; w++) {
+  for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
     const int d = booth_digit(k, w, c);
-    if (d == 0) continue;
-    keys[pos] = w * buckets + uint32_t(d < 0 ? -d : d) - 1;
-    vals[pos] = v | uint32_t(d < 0);
-    pos++;
+    if (d != 0) {
+      keys[pos] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
+      vals[pos] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
+      pos++;
+    }
+    if (++u == sets) {
+      u = 0;
+      t++;
+    }
   }
 }
 
 // Level 0 of the bucket sums: the sorted pairs name affine bases (negated when the sign bit is set).
 template <class Curve>
 struct AffineTerms {
+  using Term = ec::AffinePoint<Curve>;
   const ec::AffinePoint<Curve>* bases;
   const uint32_t* vals;
-  __device__ __forceinline__ void add_to(ec::XyzzPoint<Curve>& acc, size_t j) const {
+  __device__ __forceinline__ Term load(size_t j) const {
     const uint32_t v = vals[j];
-    ec::AffinePoint<Curve> p = bases[v >> 1];
+    Term p = bases[v >> 1];
     if (v & 1) p = -p;
-    acc = acc.add_mixed(p);
+    return p;
   }
+  __device__ __forceinline__ static void add(ec::XyzzPoint<Curve>& acc, const Term& p) { acc = acc.add_mixed(p); }
 };
 
 // Higher levels: partial sums of buckets that crossed slice boundaries.
 template <class Curve>
 struct XyzzTerms {
+  using Term = ec::XyzzPoint<Curve>;
   const ec::XyzzPoint<Curve>* vals;
-  __device__ __forceinline__ void add_to(ec::XyzzPoint<Curve>& acc, size_t j) const { acc = acc + vals[j]; }
+  __device__ __forceinline__ Term load(size_t j) const { return vals[j]; }
+  __device__ __forceinline__ static void add(ec::XyzzPoint<Curve>& acc, const Term& p) { acc = acc + p; }
 };
 
 // Thread t sums the runs of equal keys in its slice [t L, t L + L) of n sorted terms. A run that
 // lies inside the slice is its bucket's whole sum and is stored there; a run that continues into
 // a neighbouring slice is stored as a partial in slot 2t (the slice's first run) or 2t + 1 (its
-// last), flagged, to be summed by the next level.
-template <class Curve, class Terms>
-__global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
-                           uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
+// last), flagged, to be summed by the next level. With Prefetch, term j + 1 is loaded before
+// term j is added (its memory latency overlaps the addition).
+template <class Curve, class Terms, bool Prefetch>
+__device__ __forceinline__ void accumulate_slice(const uint32_t* keys, const Terms& terms, size_t n, unsigned L,
+                                                 ec::XyzzPoint<Curve>* buckets, uint32_t* slot_keys,
+                                                 ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
   using Xyzz = ec::XyzzPoint<Curve>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t start = t * L;
@@ -263,17 +293,43 @@ __global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned
   uint32_t current = keys[start];
   size_t run_start = start;
   Xyzz acc = Xyzz::infinity();
-  for (size_t j = start; j < end; j++) {
-    const uint32_t key = keys[j];
-    if (key != current) {
-      flush(current, run_start, j, acc);
-      current = key;
-      run_start = j;
-      acc = Xyzz::infinity();
+  if constexpr (Prefetch) {
+    typename Terms::Term next = terms.load(start);
+    uint32_t next_key = current;
+    for (size_t j = start; j < end; j++) {
+      const typename Terms::Term term = next;
+      const uint32_t key = next_key;
+      if (j + 1 < end) {
+        next = terms.load(j + 1);
+        next_key = keys[j + 1];
+      }
+      if (key != current) {
+        flush(current, run_start, j, acc);
+        current = key;
+        run_start = j;
+        acc = Xyzz::infinity();
+      }
+      Terms::add(acc, term);
     }
-    terms.add_to(acc, j);
+  } else {
+    for (size_t j = start; j < end; j++) {
+      const uint32_t key = keys[j];
+      if (key != current) {
+        flush(current, run_start, j, acc);
+        current = key;
+        run_start = j;
+        acc = Xyzz::infinity();
+      }
+      Terms::add(acc, terms.load(j));
+    }
   }
   flush(current, run_start, end, acc);
+}
+
+template <class Curve, class Terms, bool Prefetch = false>
+__global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
+                           uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
+  accumulate_slice<Curve, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
 }
 
 template <class Curve>
@@ -320,6 +376,41 @@ __global__ void sum_groups(const ec::XyzzPoint<Curve>* in, unsigned windows, siz
   out[t] = acc;
 }
 
+// out[j] = [2^doublings] in[j] in affine form, j < n: thread t doubles points [t K, t K + K) in
+// Jacobian form (kept in jac) and converts them with one inversion (Montgomery's trick, running
+// products in prefix). One-off work for precomputed bases.
+constexpr unsigned kPrecomputeChunk = 32;
+
+template <class Curve>
+__global__ void double_to_affine(const ec::AffinePoint<Curve>* in, ec::AffinePoint<Curve>* out, size_t n,
+                                 unsigned doublings, ec::JacobianPoint<Curve>* jac, typename Curve::Field* prefix) {
+  using Field = typename Curve::Field;
+  using Jacobian = ec::JacobianPoint<Curve>;
+  const size_t lo = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kPrecomputeChunk;
+  if (lo >= n) return;
+  const size_t hi = min(n, lo + kPrecomputeChunk);
+  Field acc = Field::one();
+  for (size_t j = lo; j < hi; j++) {
+    Jacobian p = Jacobian::from_affine(in[j]);
+    for (unsigned d = 0; d < doublings; d++) p = p.dbl();
+    jac[j] = p;
+    if (!p.is_infinity()) acc = acc * p.Z;
+    prefix[j] = acc;
+  }
+  Field inv = acc.inverse();  // 1 / (product of the non-zero Z up to j), going down
+  for (size_t j = hi; j-- > lo;) {
+    const Jacobian p = jac[j];
+    if (p.is_infinity()) {
+      out[j] = ec::AffinePoint<Curve>::infinity();
+      continue;
+    }
+    const Field zi = j > lo ? inv * prefix[j - 1] : inv;
+    inv = inv * p.Z;
+    const Field zi2 = zi.sqr();
+    out[j] = ec::AffinePoint<Curve>{p.X * zi2, p.Y * (zi2 * zi)};
+  }
+}
+
 // Per-phase device times, printed to stderr when CUZK_GPU_MSM_PHASES is set (for tuning).
 class Phases {
  public:
@@ -357,8 +448,35 @@ class Phases {
 // short enough to give the card about 2^18 threads.
 unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >> 18, 8, 256)); }
 constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher levels
-constexpr unsigned kSegment = 16;     // buckets per thread and level in the window reduction
-constexpr unsigned kGroup = 32;       // segment sums per thread when combining them
+// Buckets per thread and level in the window reduction, and segment sums per thread when
+// combining them (powers of two; CUZK_GPU_MSM_SEGMENT and CUZK_GPU_MSM_GROUP override them, for
+// measurements).
+unsigned tunable(const char* name, unsigned fallback) {
+  const char* e = std::getenv(name);
+  if (!e) return fallback;
+  const unsigned v = unsigned(std::atoi(e));
+  return v >= 2 && v <= 256 && std::has_single_bit(v) ? v : fallback;
+}
+unsigned reduce_segment() {
+  static const unsigned v = tunable("CUZK_GPU_MSM_SEGMENT", 16);
+  return v;
+}
+unsigned reduce_group() {
+  static const unsigned v = tunable("CUZK_GPU_MSM_GROUP", 32);
+  return v;
+}
+
+// Level 0 loads the next pair's base before adding the current one (4% less accumulation time
+// on the H200 at 2^24, although it takes 222 registers instead of 166 and so 2 blocks per
+// multiprocessor instead of 3; capping it at 3 blocks was 7% slower). CUZK_GPU_MSM_PREFETCH=0
+// turns it off, for measurements.
+bool prefetch_bases() {
+  static const bool on = [] {
+    const char* e = std::getenv("CUZK_GPU_MSM_PREFETCH");
+    return !e || std::string(e) != "0";
+  }();
+  return on;
+}
 
 template <class Curve>
 ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
@@ -382,6 +500,10 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   if (terms_with_base >= (size_t(1) << 31)) throw std::invalid_argument("GPU MSM: more than 2^31 terms");
   if (options.window_bits && (options.window_bits < 2 || options.window_bits > 24)) {
     throw std::invalid_argument("GPU MSM: window width must be between 2 and 24 bits");
+  }
+  if (bases.window_bits() && options.window_bits && options.window_bits != bases.window_bits()) {
+    throw std::invalid_argument("GPU MSM: window width " + std::to_string(options.window_bits) +
+                                " asked of bases precomputed for " + std::to_string(bases.window_bits()));
   }
   if (stats) *stats = {terms_with_base, 0, 0, 0, 0};
   if (count == 0 || terms_with_base == 0) return Jacobian::infinity();
@@ -428,10 +550,15 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   const bool split = options.split_zero_one;
   const size_t zeros = split ? host_counters[0] : 0, ones = split ? host_counters[1] : 0;
   const size_t bucketed = terms_with_base - zeros - ones;
-  const unsigned c = options.window_bits ? options.window_bits : gpu_window_bits(bucketed);
+  const unsigned c = bases.window_bits()   ? bases.window_bits()
+                     : options.window_bits ? options.window_bits
+                                           : gpu_window_bits(bucketed);
   const unsigned windows = (kScalarBits + c - 1) / c;
+  // Bucket sets: one per window, or G with precomputed copies (window t G + u in set u).
+  const unsigned sets = bases.window_bits() ? bases.bucket_sets() : windows;
+  const uint32_t stride = bases.window_bits() ? uint32_t(bases.size()) : 0;
   const size_t nb = size_t(1) << (c - 1);
-  const size_t ones_key = windows * nb;
+  const size_t ones_key = sets * nb;
   if (stats) *stats = {terms_with_base, zeros, ones, bucketed, c};
 
   // Pairs, sorted by bucket.
@@ -441,7 +568,8 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   uint32_t* keys1 = ws.keys[1].get<uint32_t>(max_pairs);
   uint32_t* vals0 = ws.vals[0].get<uint32_t>(max_pairs);
   uint32_t* vals1 = ws.vals[1].get<uint32_t>(max_pairs);
-  emit_pairs<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, split, keys0, vals0, counters);
+  emit_pairs<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, sets, stride, split, keys0,
+                                                         vals0, counters);
   check_launch("emit_pairs");
   check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
   check(cudaStreamSynchronize(stream), "emit_pairs");
@@ -478,9 +606,14 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flags, positions, max_slots, stream), "scan size");
     uint8_t* scan_temp = ws.scan_temp.get<uint8_t>(scan_bytes);
 
-    accumulate<Curve><<<blocks_for(slices), kThreads, 0, stream>>>(
-        dkeys.Current(), AffineTerms<Curve>{bases.device_data() + offset, dvals.Current()}, pairs, L, buckets,
-        slot_keys, slot_vals, flags);
+    const AffineTerms<Curve> terms{bases.device_data() + offset, dvals.Current()};
+    if (prefetch_bases()) {
+      accumulate<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
+          dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
+    } else {
+      accumulate<Curve, AffineTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
+          dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
+    }
     check_launch("accumulate");
     phases.mark("accumulate");
     for (;;) {
@@ -504,61 +637,61 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   }
 
   phases.mark("partials");
+  const unsigned kSegment = reduce_segment(), kGroup = reduce_group();
   // Window sums F_w = sum_j (j + 1) B_w[j] = H(B_w) + sum_j B_w[j] with H(X) = sum_j j X_j, level by
   // level: H(X) = sum_s H_s + m H(R) (weigh_segments); the sums of the H_s come back per level.
   size_t pool_size = 0;
   for (size_t n = nb;;) {
     const size_t segs = n / std::min<size_t>(kSegment, n);
-    pool_size += 2 * windows * segs;
+    pool_size += 2 * sets * segs;
     if (segs == 1) break;
     n = segs;
   }
   Xyzz* next = ws.levels.get<Xyzz>(pool_size);
-  const size_t first_groups = windows * ((nb / std::min<size_t>(kSegment, nb) + kGroup - 1) / kGroup);
+  const size_t first_groups = sets * ((nb / std::min<size_t>(kSegment, nb) + kGroup - 1) / kGroup);
   Xyzz* group_buf[2] = {ws.segments[0].get<Xyzz>(first_groups), ws.segments[1].get<Xyzz>(first_groups)};
   std::vector<std::vector<Xyzz>> level_sums;
   std::vector<unsigned> level_m;
-  std::vector<Xyzz> window_totals(windows + 1);  // sum_j B_w[j]; the last entry the ones
+  std::vector<Xyzz> window_totals(sets + 1);  // sum_j B_u[j] per set; the last entry the ones
   const Xyzz* in = buckets;
   for (size_t n = nb;;) {
     const unsigned mm = unsigned(std::min<size_t>(kSegment, n));
     const size_t segs = n / mm;
     Xyzz* h = next;
-    Xyzz* r = next + windows * segs;
-    next += 2 * windows * segs;
-    weigh_segments<Curve><<<blocks_for(windows * segs), kThreads, 0, stream>>>(in, windows, n, mm, h, r);
+    Xyzz* r = next + sets * segs;
+    next += 2 * sets * segs;
+    weigh_segments<Curve><<<blocks_for(sets * segs), kThreads, 0, stream>>>(in, sets, n, mm, h, r);
     check_launch("weigh_segments");
     const Xyzz* sum_in = h;
     for (size_t left = segs, flip = 0; left > 1; flip ^= 1) {
       const size_t out_segs = (left + kGroup - 1) / kGroup;
       sum_groups<Curve>
-          <<<blocks_for(windows * out_segs), kThreads, 0, stream>>>(sum_in, windows, left, kGroup, group_buf[flip]);
+          <<<blocks_for(sets * out_segs), kThreads, 0, stream>>>(sum_in, sets, left, kGroup, group_buf[flip]);
       check_launch("sum_groups");
       sum_in = group_buf[flip];
       left = out_segs;
     }
-    level_sums.emplace_back(windows);
+    level_sums.emplace_back(sets);
     level_m.push_back(mm);
-    check(cudaMemcpyAsync(level_sums.back().data(), sum_in, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+    check(cudaMemcpyAsync(level_sums.back().data(), sum_in, sets * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
           "download");
     if (segs == 1) {
-      check(cudaMemcpyAsync(window_totals.data(), r, windows * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
-            "download");
+      check(cudaMemcpyAsync(window_totals.data(), r, sets * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream), "download");
       break;
     }
     in = r;
     n = segs;
   }
-  check(cudaMemcpyAsync(&window_totals[windows], buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+  check(cudaMemcpyAsync(&window_totals[sets], buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
         "download");
   phases.mark("reduce");
   check(cudaStreamSynchronize(stream), "MSM");
   phases.print(count, c);
 
-  // F_w from the levels (H = S_0 + m_0 (S_1 + m_1 (...))), then sum_w 2^(w c) F_w by Horner's rule,
-  // plus the ones.
+  // F_u from the levels (H = S_0 + m_0 (S_1 + m_1 (...))), then sum_u 2^(u c) F_u by Horner's rule,
+  // plus the ones (with precomputed copies, the factors 2^(t G c) of windows t G + u are in the bases).
   Jacobian acc = Jacobian::infinity();
-  for (unsigned w = windows; w-- > 0;) {
+  for (unsigned w = sets; w-- > 0;) {
     for (unsigned i = 0; i < c; i++) acc = acc.dbl();
     Jacobian h = Jacobian::infinity();
     for (size_t k = level_sums.size(); k-- > 0;) {
@@ -567,12 +700,40 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     }
     acc += h + window_totals[w].to_jacobian();
   }
-  return acc + window_totals[windows].to_jacobian();
+  return acc + window_totals[sets].to_jacobian();
 }
 
 }  // namespace
 
 int device_count(std::string* why) { return cuzk::cuda::device_count(why); }
+
+size_t workspace_bytes(int device) {
+  Workspace* ws = nullptr;
+  {
+    std::lock_guard lock(all_workspaces_mutex);
+    auto it = all_workspaces.find(device);
+    if (it == all_workspaces.end()) return 0;
+    ws = it->second;
+  }
+  std::lock_guard lock(ws->mutex);
+  size_t total = 0;
+  ws->for_each_buffer([&](Buffer& b) { total += b.bytes(); });
+  return total;
+}
+
+void release_workspace(int device) {
+  Workspace* ws = nullptr;
+  {
+    std::lock_guard lock(all_workspaces_mutex);
+    auto it = all_workspaces.find(device);
+    if (it == all_workspaces.end()) return;
+    ws = it->second;
+  }
+  std::lock_guard lock(ws->mutex);  // waits for an MSM in progress on this device
+  DeviceScope scope(device);
+  check(cudaStreamSynchronize(ws->stream), "release_workspace");
+  ws->for_each_buffer([](Buffer& b) { b.release(); });
+}
 
 unsigned gpu_window_bits(size_t n) {
   if (n < 64) return 4;
@@ -608,6 +769,76 @@ std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const A
     check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyHostToDevice), "bases upload");
   }
   b->upload_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return b;
+}
+
+unsigned gpu_precompute_window_bits(size_t n, unsigned copies) {
+  // As gpu_window_bits, with G = ceil(W / h) bucket sets to accumulate and reduce instead of W.
+  unsigned best = 4;
+  double best_cost = 0;
+  for (unsigned c = 4; c <= 22; c++) {
+    const unsigned w = (kScalarBits + c - 1) / c;
+    const unsigned h = copies == 0 ? w : std::min(copies, w);
+    const unsigned sets = (w + h - 1) / h;
+    const double cost = double(w) * double(n) + 8.0 * double(sets) * double(size_t(1) << (c - 1));
+    if (c == 4 || cost < best_cost) {
+      best = c;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+template <class Curve>
+std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points,
+                                                   const Precompute& precompute) {
+  const unsigned c =
+      precompute.window_bits ? precompute.window_bits : gpu_precompute_window_bits(points.size(), precompute.copies);
+  if (c < 2 || c > 24) throw std::invalid_argument("GPU MSM: precompute window width must be between 2 and 24 bits");
+  const unsigned windows = (kScalarBits + c - 1) / c;
+  const unsigned asked = precompute.copies == 0 ? windows : std::min(precompute.copies, windows);
+  const unsigned sets = (windows + asked - 1) / asked;
+  const unsigned copies = (windows + sets - 1) / sets;  // the copies that some window uses
+  if (double(copies) * double(points.size()) >= double(size_t(1) << 31)) {
+    throw std::invalid_argument("GPU MSM: " + std::to_string(copies) + " copies of " + std::to_string(points.size()) +
+                                " bases reach 2^31 points");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string why;
+  const int n_devices = device_count(&why);
+  if (device < 0 || device >= n_devices) {
+    throw std::runtime_error("GPU MSM: no CUDA device " + std::to_string(device) + (why.empty() ? "" : ": " + why));
+  }
+  DeviceScope scope(device);
+  std::shared_ptr<Bases> b(new Bases);
+  b->device_ = device;
+  b->size_ = points.size();
+  b->bytes_ = std::max<size_t>(copies * points.size_bytes(), 1);
+  b->window_bits_ = c;
+  b->copies_ = copies;
+  b->bucket_sets_ = sets;
+  check(cudaMalloc(&b->data_, b->bytes_), "cudaMalloc of the bases");
+  const size_t n = points.size();
+  if (n) check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyHostToDevice), "bases upload");
+  const auto t1 = std::chrono::steady_clock::now();
+  b->upload_ms_ = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  if (n && copies > 1) {
+    // Copy t from copy t - 1 by G c doublings, in batches that bound the scratch memory.
+    const size_t batch = std::min<size_t>(n, size_t(1) << 22);
+    cuzk::cuda::DeviceBuffer<ec::JacobianPoint<Curve>> jac(batch);
+    cuzk::cuda::DeviceBuffer<typename Curve::Field> prefix(batch);
+    for (unsigned t = 1; t < copies; t++) {
+      for (size_t lo = 0; lo < n; lo += batch) {
+        const size_t m = std::min(batch, n - lo);
+        const size_t threads = (m + kPrecomputeChunk - 1) / kPrecomputeChunk;
+        double_to_affine<Curve><<<blocks_for(threads), kThreads>>>(b->data_ + (t - 1) * n + lo, b->data_ + t * n + lo,
+                                                                   m, sets * c, jac.get(), prefix.get());
+        check_launch("double_to_affine");
+      }
+    }
+    check(cudaDeviceSynchronize(), "precompute");
+  }
+  b->precompute_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
   return b;
 }
 

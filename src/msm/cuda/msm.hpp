@@ -7,12 +7,15 @@
 // which a CUB radix sort groups by bucket. Buckets are accumulated in XYZZ by threads that
 // take equal slices of the sorted pairs (so long buckets cannot stall one thread), then each
 // window's buckets are reduced by segmented running sums and the windows combined on the host.
+// Bases uploaded with Precompute hold h copies [2^(t G c)] B, so windows share G = ceil(W / h)
+// bucket sets (one with h = W) and fewer buckets are reduced.
 //
 // Every call makes the bases' device current (restoring the caller's), runs on that device's
 // MSM stream with its grow-only workspace (calls on one device are serialised) and returns once
-// the result is on the host. CUZK_GPU_MSM_PHASES=1 prints per-phase device times to stderr. CUDA failures (no device,
-// out of memory, launch errors) throw std::runtime_error with the CUDA error text; bad arguments throw
-// std::invalid_argument.
+// the result is on the host. CUZK_GPU_MSM_PHASES=1 prints per-phase device times to stderr.
+// CUDA failures (no device, out of memory, launch errors) throw std::runtime_error with the CUDA
+// error text; bad arguments throw std::invalid_argument (also a window_bits in the options that
+// differs from the one of precomputed bases).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +31,15 @@ namespace cuzk::msm::cuda {
 // Number of CUDA devices, or 0 (with the reason in *why) when there is none or no driver.
 int device_count(std::string* why = nullptr);
 
+// Precomputed multiples of resident bases. With window width c, W = ceil(256 / c) windows and
+// h copies, G = ceil(W / h) bucket sets: copy t holds [2^(t G c)] B_i, and window w = t G + u
+// of every scalar is keyed into bucket set u with base t of the copies, so only G bucket sets
+// are accumulated and reduced (one with copies = W). The MSM must then use window c.
+struct Precompute {
+  unsigned window_bits = 0;  // 2..24; 0: gpu_precompute_window_bits(points, copies)
+  unsigned copies = 0;       // h >= 1 (clamped to W); 0: one per window, a single bucket set
+};
+
 // Affine bases of one curve resident on one device (freed on destruction). The SRS is fixed,
 // so a parameter set's bases are uploaded once and reused by every proof.
 template <class Curve>
@@ -36,24 +48,37 @@ class Bases {
   using Affine = ec::AffinePoint<Curve>;
 
   static std::shared_ptr<Bases> upload(int device, std::span<const Affine> points);
+  // Uploads the points and computes copies 1..h-1 on the device (doublings, then one inversion
+  // per chunk of points): h times the device memory of a plain upload. copies * size must stay
+  // below 2^31.
+  static std::shared_ptr<Bases> upload(int device, std::span<const Affine> points, const Precompute& precompute);
   ~Bases();
   Bases(const Bases&) = delete;
   Bases& operator=(const Bases&) = delete;
 
   int device() const { return device_; }
   size_t size() const { return size_; }
+  // All copies: copies() * size() affine points.
   size_t device_bytes() const { return bytes_; }
-  // The device array of size() affine points (for the implementation and for tests).
+  // The device array of copies() * size() affine points, copy t at t * size() (for the
+  // implementation and for tests).
   const Affine* device_data() const { return data_; }
   // Wall time of the upload (allocation and copy), for the benchmark.
   double upload_ms() const { return upload_ms_; }
+  // Window width fixed by the precomputation (0 for a plain upload), the number of copies h (1
+  // for a plain upload), bucket sets G = ceil(W / h) and the precomputation's wall time.
+  unsigned window_bits() const { return window_bits_; }
+  unsigned copies() const { return copies_; }
+  unsigned bucket_sets() const { return bucket_sets_; }
+  double precompute_ms() const { return precompute_ms_; }
 
  private:
   Bases() = default;
   int device_ = 0;
   size_t size_ = 0, bytes_ = 0;
   Affine* data_ = nullptr;
-  double upload_ms_ = 0;
+  double upload_ms_ = 0, precompute_ms_ = 0;
+  unsigned window_bits_ = 0, copies_ = 1, bucket_sets_ = 0;
 };
 
 using G1Bases = Bases<ec::G1Curve>;
@@ -84,5 +109,14 @@ ec::JacobianPoint<Curve> msm_with_density(const Bases<Curve>& bases, size_t offs
 
 // The window width the GPU MSM uses for n bucketed (not 0/1) scalars.
 unsigned gpu_window_bits(size_t n);
+// The window width for precomputed bases of n points with the given copies (0: one per window).
+unsigned gpu_precompute_window_bits(size_t n, unsigned copies);
+
+// The MSM workspace of a device is grow-only (scalars, pairs, sort buffers, buckets; ~30 GB at
+// 2^27 scalars). workspace_bytes says how much it holds; release_workspace frees it (the next
+// MSM on that device allocates again). Safe while no MSM runs on that device (it waits for
+// one that does).
+size_t workspace_bytes(int device);
+void release_workspace(int device);
 
 }  // namespace cuzk::msm::cuda

@@ -58,12 +58,16 @@ class DeviceDomain {
   struct Pass {
     unsigned h_low, k, t;
   };
-  void dit(Fr* a) const;          // bit-reversed in, natural out, forward twiddles
+  // Bit-reversed in, natural out, forward twiddles; with scale_lo/hi the first pass
+  // multiplies the element at i by lo/hi at rev(i) as it loads it (the H polynomial's coset).
+  void dit(Fr* a, const Fr* scale_lo = nullptr, const Fr* scale_hi = nullptr) const;
   void dif_inverse(Fr* a) const;  // natural in, bit-reversed out, inverse twiddles
   void bit_reverse(Fr* a) const;
   // The permutation with every element times s, or the element landing at k times lo/hi(k).
   void bit_reverse_scaled(Fr* a, const Fr& s) const;
   void bit_reverse_scaled(Fr* a, const Fr* lo, const Fr* hi) const;
+  // The element from index k times lo/hi(k), then the permutation (the coset's scaling).
+  void scaled_bit_reverse(Fr* a, const Fr* lo, const Fr* hi) const;
   // a[i] *= lo[k mod 2^L] * hi[k >> L] with k = i, or bit-reversed i.
   void scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const;
   void scale(Fr* a, const Fr& s) const;

@@ -64,7 +64,7 @@ requires(kDif || !kInverse)  // the inverse is always decimation in frequency
     __global__ void __launch_bounds__(kThreads, kPassBlocksPerSm)
         radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n, unsigned h_low, unsigned k,
                    unsigned t, bool radix4, bool skip_one, const Fr* __restrict__ scale_lo,
-                   const Fr* __restrict__ scale_hi, unsigned split) {
+                   const Fr* __restrict__ scale_hi, unsigned split, bool dif_single_first) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const unsigned elems = 1u << (k + t);
@@ -89,9 +89,11 @@ requires(kDif || !kInverse)  // the inverse is always decimation in frequency
   __syncthreads();
   const size_t half_n = size_t(1) << (log_n - 1);
   // Two stages per round trip through shared memory (radix 4), one more when k is odd: the
-  // pairs run from the bottom (DIT) or the top (DIF), the single stage comes last.
+  // pairs run from the bottom (DIT) or the top (DIF); the single stage comes last in the DIT
+  // and first in the DIF (dif_single_first), so stages 0 and 1 always form a pair.
   for (unsigned step = 0; step < k;) {
-    if (radix4 && k - step >= 2) {
+    const bool single_now = kDif && dif_single_first && (k - step) % 2 == 1;
+    if (radix4 && k - step >= 2 && !single_now) {
       const unsigned sl = kDif ? k - 2 - step : step;  // the lower of the two stages
       const unsigned s = h_low + sl;
       const unsigned bit = sl + t;
@@ -339,6 +341,8 @@ const bool kRadix4 = !env_is("CUZK_NTT_RADIX2", '1');
 const bool kSkipOne = !env_is("CUZK_NTT_SKIP1", '0');
 const bool kTiledBitrev = !env_is("CUZK_NTT_BITREV", '0');
 const bool kFuseScale = !env_is("CUZK_NTT_FUSE", '0');
+// CUZK_NTT_DIF_ORDER=0: the DIF's single stage (odd stage counts) last, as before.
+const bool kDifSingleFirst = !env_is("CUZK_NTT_DIF_ORDER", '0');
 // CUZK_NTT_BLOCK_LOG=10: blocks of 2^10 elements (32 KiB, 128 threads, six per SM) instead of
 // 2^11 (64 KiB, 256 threads, three per SM).
 const unsigned kBlockLog = [] {
@@ -388,7 +392,7 @@ void launch_pass_impl(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsig
   // Two radix-4 groups per thread and step (256 threads for 2^11 elements).
   const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 8));
   radix_pass<kDif, kInverse, kEo><<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(
-      a, tw, log_n, h_low, k, t, kRadix4, kSkipOne, scale_lo, scale_hi, split);
+      a, tw, log_n, h_low, k, t, kRadix4, kSkipOne, scale_lo, scale_hi, split, kDifSingleFirst);
   check_launch("radix_pass");
 }
 

@@ -3,7 +3,9 @@
 // sides keep elements fully reduced in Montgomery form, so any correct transform agrees.
 //
 // Data stays on the device: every call takes device pointers to n = 2^log_n elements and
-// enqueues its kernels on the domain's stream (nothing synchronises unless named so).
+// enqueues its kernels on the domain's stream (nothing synchronises unless named so). The
+// pointers must be 16-byte aligned (any element of a cudaMalloc'd buffer is): the bit
+// reversal moves elements as two 16-byte words.
 // Transforms are radix-2 Cooley-Tukey, several stages per kernel in shared memory; the
 // forward transform is decimation in time (bit-reversed in, natural out) and the inverse
 // decimation in frequency (natural in, bit-reversed out), so the H polynomial needs only one

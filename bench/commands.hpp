@@ -29,6 +29,7 @@ struct GpuNttBenchArgs {
   std::vector<unsigned> log_sizes = {20, 22, 24, 26, 27};
   unsigned reps = 5;
   uint64_t seed = 1;
+  bool uploads = true;  // also time host-to-device uploads
 };
 
 struct ProveBenchArgs {

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   auto* gpu_ntt_cmd = app.add_subcommand("gpu-ntt", "GPU NTTs over Fr, the H polynomial and host-to-device uploads");
   gpu_ntt_cmd->add_option("--log-sizes", gpu_ntt.log_sizes, "sizes as powers of two")->delimiter(',');
   gpu_ntt_cmd->add_option("--reps", gpu_ntt.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
+  gpu_ntt_cmd->add_flag("!--no-uploads", gpu_ntt.uploads, "skip the host-to-device upload timings");
 
   cuzk::bench::ProveBenchArgs prove;
   auto add_prove_options = [&](CLI::App* cmd) {

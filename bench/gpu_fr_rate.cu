@@ -13,18 +13,29 @@ using ff::Fr;
 
 constexpr unsigned kChain = 2048;
 
+// kEo: the even/odd-accumulator product (ff::ptx::MontMulEoPtx) instead of Fr's operator*.
+template <bool kEo>
 __global__ void fr_mul_chain(Fr* out, Fr y) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   Fr x = Fr::from_montgomery(ff::BigInt<4>::from_u64(i + 2));
   // Not unrolled: ptxas spends minutes unrolling a chain of inline-asm products.
 #pragma unroll 1
-  for (unsigned k = 0; k < kChain; k++) x = x * y;
+  for (unsigned k = 0; k < kChain; k++) {
+    if constexpr (kEo) {
+      constexpr auto m = Fr::Consts::M;
+      Fr r;
+      ff::ptx::MontMulEoPtx<4>::mul(r.mont.limb, x.mont.limb, y.mont.limb, m.limb, uint32_t(Fr::Consts::INV));
+      x = r;
+    } else {
+      x = x * y;
+    }
+  }
   out[i] = x;  // keeps the chain alive
 }
 
 }  // namespace
 
-double gpu_fr_muls_per_second() {
+double gpu_fr_muls_per_second(bool even_odd) {
   using cuzk::cuda::check;
   int sms = 0;
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "device attributes");
@@ -34,9 +45,10 @@ double gpu_fr_muls_per_second() {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
-  fr_mul_chain<<<blocks, threads>>>(out.get(), y);  // warm-up
+  auto kernel = even_odd ? fr_mul_chain<true> : fr_mul_chain<false>;
+  kernel<<<blocks, threads>>>(out.get(), y);  // warm-up
   check(cudaEventRecord(start), "event");
-  fr_mul_chain<<<blocks, threads>>>(out.get(), y);
+  kernel<<<blocks, threads>>>(out.get(), y);
   check(cudaEventRecord(stop), "event");
   check(cudaEventSynchronize(stop), "fr_mul_chain");
   float ms = 0;

@@ -105,8 +105,9 @@ int run_gpu_ntt_bench(const GpuNttBenchArgs& args) {
     copy_gbs = 2.0 * double(copy_bytes) / (ms * 1e6);
   }
   const double mul_rate = gpu_fr_muls_per_second();
-  std::printf("device: %s, %d SMs; D2D copy %.0f GB/s (read + write); Fr mul %.1f G/s\n", prop.name,
-              prop.multiProcessorCount, copy_gbs, mul_rate * 1e-9);
+  const double mul_rate_eo = gpu_fr_muls_per_second(/*even_odd=*/true);
+  std::printf("device: %s, %d SMs; D2D copy %.0f GB/s (read + write); Fr mul %.1f G/s (even/odd product %.1f G/s)\n",
+              prop.name, prop.multiProcessorCount, copy_gbs, mul_rate * 1e-9, mul_rate_eo * 1e-9);
   std::printf("inputs: 2^16 random elements tiled over each vector; median of %u after a warm-up\n\n", args.reps);
 
   std::printf(
@@ -138,6 +139,7 @@ int run_gpu_ntt_bench(const GpuNttBenchArgs& args) {
                 coset, h, bytes / (fft * 1e6), floor, mul_floor, byte_floor, fft / floor, ref, ratio);
   }
 
+  if (!args.uploads) return 0;
   // Host to device: straight from a pinned buffer, and from pageable memory through the pool.
   const size_t up_bytes = size_t(1) << 30;
   DeviceBuffer<char> dst(up_bytes);

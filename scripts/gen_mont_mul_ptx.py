@@ -91,6 +91,101 @@ struct MontMulPtx<{N}> {{
 """
 
 
+def gen_eo_lines(N):
+    """Even/odd-accumulator CIOS (the scheme of sppark's mont_t): the products of the even and
+    the odd words of a go to two accumulators, x and y (y one word up), which swap roles every
+    row, so each row has two independent carry chains (a, b[i]) and (M, q) instead of one; they
+    are merged once at the end. Needs M < 2^(32n - 1) (one spare bit: Fr's top word is below
+    2^31), so the odd accumulator's chains cannot carry out."""
+    n = 2 * N
+    L = []
+    e = L.append
+    e("{")
+    e(".reg .u32 " + ", ".join(f"a{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"b{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"m{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"x{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"y{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"d{k}" for k in range(n)) + ", q, br;")
+    e(".reg .pred p;")
+    for k in range(N):
+        e(f"mov.b64 {{a{2*k}, a{2*k+1}}}, %{N + k};")
+        e(f"mov.b64 {{b{2*k}, b{2*k+1}}}, %{2*N + k};")
+        e(f"mov.b64 {{m{2*k}, m{2*k+1}}}, %{3*N + k};")
+    inv = f"%{4*N}"
+    X = [f"x{k}" for k in range(n)]
+    Y = [f"y{k}" for k in range(n)]
+
+    def mul_n(acc, src, off, bi):  # acc[j], acc[j+1] = lo, hi(src[j+off] * bi), j even
+        for j in range(0, n, 2):
+            e(f"mul.lo.u32 {acc[j]}, {src}{j+off}, {bi};")
+            e(f"mul.hi.u32 {acc[j+1]}, {src}{j+off}, {bi};")
+
+    def cmad_n(acc, src, off, bi, first_cc="mad"):  # acc += sum src[j+off] bi 2^(32j), carry out
+        for j in range(0, n, 2):
+            op = "mad.lo.cc.u32" if j == 0 else "madc.lo.cc.u32"
+            e(f"{op} {acc[j]}, {src}{j+off}, {bi}, {acc[j]};")
+            e(f"madc.hi.cc.u32 {acc[j+1]}, {src}{j+off}, {bi}, {acc[j+1]};")
+
+    def madc_n_rshift(acc, src, off, bi):  # acc[j] = acc[j+2] + src[j+off] bi (carry in), shifted two words
+        for j in range(0, n - 2, 2):
+            e(f"madc.lo.cc.u32 {acc[j]}, {src}{j+off}, {bi}, {acc[j+2]};")
+            e(f"madc.hi.cc.u32 {acc[j+1]}, {src}{j+off}, {bi}, {acc[j+3]};")
+        e(f"madc.lo.cc.u32 {acc[n-2]}, {src}{n-2+off}, {bi}, 0;")
+        e(f"madc.hi.u32 {acc[n-1]}, {src}{n-2+off}, {bi}, 0;")
+
+    ev, od = X, Y
+    for i in range(n):
+        bi = f"b{i}"
+        if i == 0:
+            mul_n(od, "a", 1, bi)
+            mul_n(ev, "a", 0, bi)
+        else:
+            e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
+            madc_n_rshift(od, "a", 1, bi)
+            cmad_n(ev, "a", 0, bi)
+            e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
+        e(f"mul.lo.u32 q, {ev[0]}, {inv};")
+        cmad_n(od, "m", 1, "q")
+        cmad_n(ev, "m", 0, "q")
+        e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
+        ev, od = od, ev
+    # after n rows (n even) ev is X again: X[0..n-2] += Y[1..n-1]
+    e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
+    for k in range(1, n - 1):
+        e(f"addc.cc.u32 {ev[k]}, {ev[k]}, {od[k+1]};")
+    e(f"addc.u32 {ev[n-1]}, {ev[n-1]}, 0;")
+    for k in range(n):
+        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
+        e(f"{op} d{k}, {ev[k]}, m{k};")
+    e("subc.u32 br, 0, 0;")
+    e("setp.ne.u32 p, br, 0;")
+    for k in range(n):
+        e(f"selp.b32 d{k}, {ev[k]}, d{k}, p;")
+    for k in range(N):
+        e(f"mov.b64 %{k}, {{d{2*k}, d{2*k+1}}};")
+    e("}")
+    return L
+
+
+def gen_eo(N):
+    body = "\n".join(f'      "{line}\\n\\t"' for line in gen_eo_lines(N))
+    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
+    ins = ", ".join([f'"l"(a[{k}])' for k in range(N)] + [f'"l"(b[{k}])' for k in range(N)] +
+                    [f'"l"(m[{k}])' for k in range(N)] + ['"r"(inv)'])
+    return f"""template <>
+struct MontMulEoPtx<{N}> {{
+  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
+                                             uint32_t inv) {{
+    asm(
+{body}
+      : {outs}
+      : {ins});
+  }}
+}};
+"""
+
+
 def gen_addsub(N):
     n = 2 * N
 
@@ -172,10 +267,14 @@ template <size_t N>
 struct MontMulPtx;
 template <size_t N>
 struct AddSubPtx;
+// The even/odd-accumulator variant of MontMulPtx (gen_eo_lines); 4 limbs only.
+template <size_t N>
+struct MontMulEoPtx;
 
 """)
 print(gen(4))
 print(gen(6))
+print(gen_eo(4))
 print(gen_addsub(4))
 print(gen_addsub(6))
 print("}  // namespace cuzk::ff::ptx\n// clang-format on")

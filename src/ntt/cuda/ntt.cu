@@ -13,13 +13,26 @@ namespace {
 using cuzk::cuda::check;
 using cuzk::cuda::check_launch;
 
-// Shared-memory block of one radix pass: 2^11 elements (64 KiB), so a 2^27 transform takes
-// three passes over device memory (11 + 9 + 7 stages).
-constexpr unsigned kBlockLog = 11;
-// Below the lowest stage of a pass a block spans at least 2^kCoalesceLog consecutive indices
-// (more when the pass has fewer stages): 32-byte elements are full sectors; 4 make 128 bytes.
-constexpr unsigned kCoalesceLog = 2;
+// Largest shared-memory block of one radix pass: 2^11 elements (64 KiB), so a 2^27 transform
+// takes three passes over device memory (11 + 8 + 8 stages).
+constexpr unsigned kMaxBlockLog = 11;
 constexpr unsigned kThreads = 256;
+// Three 64 KiB blocks fit an SM's shared memory: keep registers to that occupancy (<= 80).
+constexpr unsigned kPassBlocksPerSm = 3;
+
+// Fr product in the radix passes: the field's PTX kernel, or (kEo) the even/odd-accumulator
+// variant, which has two independent carry chains per row (same fully reduced result).
+template <bool kEo>
+__device__ __forceinline__ Fr mul(const Fr& a, const Fr& b) {
+  if constexpr (kEo) {
+    constexpr auto m = Fr::Consts::M;
+    Fr r;
+    ff::ptx::MontMulEoPtx<4>::mul(r.mont.limb, a.mont.limb, b.mont.limb, m.limb, uint32_t(Fr::Consts::INV));
+    return r;
+  } else {
+    return a * b;
+  }
+}
 
 // A twiddle factor, or its negation when neg: omega^-j = omega^(n - j) = -omega^(n/2 - j), so
 // one table serves both directions and the sign goes into the butterfly's subtraction.
@@ -35,9 +48,10 @@ __device__ __forceinline__ Twiddle twiddle(const Fr* tw, size_t idx, size_t half
 }
 
 // (x - y) times the twiddle: (y - x) w when the twiddle is -w (selects, no branch).
+template <bool kEo>
 __device__ __forceinline__ Fr diff_times(const Fr& x, const Fr& y, const Twiddle& t) {
   const Fr p = t.neg ? y : x, q = t.neg ? x : y;
-  return (p - q) * t.w;
+  return mul<kEo>(p - q, t.w);
 }
 
 // Stages [h_low, h_low + k) of a radix-2 transform in place. Element index bits: [0, h_low)
@@ -45,11 +59,12 @@ __device__ __forceinline__ Fr diff_times(const Fr& x, const Fr& y, const Twiddle
 // value and 2^t consecutive low values, runs the k stages in shared memory and writes back.
 // kDif: decimation in frequency, stages from the top down (natural in, bit-reversed out);
 // otherwise decimation in time, bottom up (bit-reversed in, natural out).
-template <bool kDif, bool kInverse>
+template <bool kDif, bool kInverse, bool kEo>
 requires(kDif || !kInverse)  // the inverse is always decimation in frequency
-    __global__ void __launch_bounds__(kThreads)
+    __global__ void __launch_bounds__(kThreads, kPassBlocksPerSm)
         radix_pass(Fr* __restrict__ a, const Fr* __restrict__ tw, unsigned log_n, unsigned h_low, unsigned k,
-                   unsigned t, bool radix4) {
+                   unsigned t, bool radix4, bool skip_one, const Fr* __restrict__ scale_lo,
+                   const Fr* __restrict__ scale_hi, unsigned split, bool dif_single_first) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const unsigned elems = 1u << (k + t);
@@ -61,17 +76,56 @@ requires(kDif || !kInverse)  // the inverse is always decimation in frequency
   auto global_index = [&](unsigned e) -> size_t {
     return (high << (h_low + k)) | (size_t(e >> t) << h_low) | (low0 + (e & low_mask));
   };
-  for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) sm[e] = a[global_index(e)];
+  if (scale_lo == nullptr) {
+    for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) sm[e] = a[global_index(e)];
+  } else {
+    // Bit-reversed input (first DIT pass): the element at i is scaled by lo/hi at rev(i).
+    for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) {
+      const size_t i = global_index(e);
+      const size_t r = __brevll(i) >> (64 - log_n);
+      sm[e] = a[i] * (scale_lo[r & ((size_t(1) << split) - 1)] * scale_hi[r >> split]);
+    }
+  }
   __syncthreads();
   const size_t half_n = size_t(1) << (log_n - 1);
   // Two stages per round trip through shared memory (radix 4), one more when k is odd: the
-  // pairs run from the bottom (DIT) or the top (DIF), the single stage comes last.
+  // pairs run from the bottom (DIT) or the top (DIF); the single stage comes last in the DIT
+  // and first in the DIF (dif_single_first), so stages 0 and 1 always form a pair.
   for (unsigned step = 0; step < k;) {
-    if (radix4 && k - step >= 2) {
+    const bool single_now = kDif && dif_single_first && (k - step) % 2 == 1;
+    if (radix4 && k - step >= 2 && !single_now) {
       const unsigned sl = kDif ? k - 2 - step : step;  // the lower of the two stages
       const unsigned s = h_low + sl;
       const unsigned bit = sl + t;
       const size_t m_mask = (size_t(1) << s) - 1;
+      if (skip_one && s == 0) {
+        // Stages 0 and 1: every twiddle is 1 except stage 1's second one, omega^(n/4) (its
+        // negation in the inverse): one multiplication per four elements instead of four.
+        const Fr w4 = tw[half_n >> 1];
+        for (unsigned q = threadIdx.x; q < elems / 4; q += blockDim.x) {
+          const unsigned e0 = ((q >> bit) << (bit + 2)) | (q & ((1u << bit) - 1));
+          const unsigned e1 = e0 + (1u << bit), e2 = e0 + (2u << bit), e3 = e0 + (3u << bit);
+          const Fr x0 = sm[e0], x1 = sm[e1], x2 = sm[e2], x3 = sm[e3];
+          if constexpr (kDif) {
+            const Fr u0 = x0 + x2, u2 = x0 - x2;
+            const Fr u1 = x1 + x3, u3 = kInverse ? mul<kEo>(x3 - x1, w4) : mul<kEo>(x1 - x3, w4);
+            sm[e0] = u0 + u1;
+            sm[e1] = u0 - u1;
+            sm[e2] = u2 + u3;
+            sm[e3] = u2 - u3;
+          } else {
+            const Fr u0 = x0 + x1, u1 = x0 - x1, u2 = x2 + x3, u3 = x2 - x3;
+            const Fr v3 = mul<kEo>(u3, w4);
+            sm[e0] = u0 + u2;
+            sm[e2] = u0 - u2;
+            sm[e1] = u1 + v3;
+            sm[e3] = u1 - v3;
+          }
+        }
+        step += 2;
+        __syncthreads();
+        continue;
+      }
       for (unsigned q = threadIdx.x; q < elems / 4; q += blockDim.x) {
         const unsigned e0 = ((q >> bit) << (bit + 2)) | (q & ((1u << bit) - 1));
         const unsigned e1 = e0 + (1u << bit), e2 = e0 + (2u << bit), e3 = e0 + (3u << bit);
@@ -82,17 +136,17 @@ requires(kDif || !kInverse)  // the inverse is always decimation in frequency
         const Twiddle w2b = twiddle(tw, (j + (size_t(1) << s)) << (log_n - 2 - s), half_n, kInverse);
         Fr x0 = sm[e0], x1 = sm[e1], x2 = sm[e2], x3 = sm[e3];
         if constexpr (kDif) {
-          const Fr u0 = x0 + x2, u2 = diff_times(x0, x2, w2a);
-          const Fr u1 = x1 + x3, u3 = diff_times(x1, x3, w2b);
+          const Fr u0 = x0 + x2, u2 = diff_times<kEo>(x0, x2, w2a);
+          const Fr u1 = x1 + x3, u3 = diff_times<kEo>(x1, x3, w2b);
           sm[e0] = u0 + u1;
-          sm[e1] = diff_times(u0, u1, w1);
+          sm[e1] = diff_times<kEo>(u0, u1, w1);
           sm[e2] = u2 + u3;
-          sm[e3] = diff_times(u2, u3, w1);
+          sm[e3] = diff_times<kEo>(u2, u3, w1);
         } else {
           // Forward only (twiddles never negated).
-          const Fr y1 = x1 * w1.w, y3 = x3 * w1.w;
+          const Fr y1 = mul<kEo>(x1, w1.w), y3 = mul<kEo>(x3, w1.w);
           const Fr u0 = x0 + y1, u1 = x0 - y1, u2 = x2 + y3, u3 = x2 - y3;
-          const Fr v2 = u2 * w2a.w, v3 = u3 * w2b.w;
+          const Fr v2 = mul<kEo>(u2, w2a.w), v3 = mul<kEo>(u3, w2b.w);
           sm[e0] = u0 + v2;
           sm[e2] = u0 - v2;
           sm[e1] = u1 + v3;
@@ -112,11 +166,14 @@ requires(kDif || !kInverse)  // the inverse is always decimation in frequency
         const size_t j = global_index(e0) & m_mask;
         const Twiddle w = twiddle(tw, j << tw_shift, half_n, kInverse);
         const Fr x = sm[e0], y = sm[e1];
-        if constexpr (kDif) {
+        if (skip_one && s == 0) {  // stage 0: the twiddle is 1
           sm[e0] = x + y;
-          sm[e1] = diff_times(x, y, w);
+          sm[e1] = x - y;
+        } else if constexpr (kDif) {
+          sm[e0] = x + y;
+          sm[e1] = diff_times<kEo>(x, y, w);
         } else {
-          const Fr yw = y * w.w;
+          const Fr yw = mul<kEo>(y, w.w);
           sm[e0] = x + yw;
           sm[e1] = x - yw;
         }
@@ -128,19 +185,26 @@ requires(kDif || !kInverse)  // the inverse is always decimation in frequency
   for (unsigned e = threadIdx.x; e < elems; e += blockDim.x) a[global_index(e)] = sm[e];
 }
 
-// In-place bit-reversal permutation. kScale 1: every element times s; kScale 2: the element
-// that lands at index k times lo[k mod 2^L] * hi[k >> L] (fuses the inverse's scaling).
+// Scaling fused into a bit-reversal permutation: kScale 1: every element times s; 2: the
+// element that lands at index k times lo[k mod 2^L] * hi[k >> L] (the inverse's scaling);
+// 3: the element that comes from index k times the same (the coset's scaling before a DIT).
+enum ScaleKind { kNoScale = 0, kScaleConst = 1, kScaleByDest = 2, kScaleBySource = 3 };
+
+// In-place bit-reversal permutation, one swap per thread (sizes below the tiled kernel's).
 template <int kScale>
 __global__ void bit_reverse_kernel(Fr* a, unsigned log_n, size_t n, Fr s, const Fr* lo, const Fr* hi, unsigned split) {
   auto factor = [&](size_t k) {
-    if constexpr (kScale == 1) return s;
+    if constexpr (kScale == kScaleConst) return s;
     return lo[k & ((size_t(1) << split) - 1)] * hi[k >> split];
   };
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     const size_t j = __brevll(i) >> (64 - log_n);
     if (i < j) {
       Fr x = a[i], y = a[j];
-      if constexpr (kScale != 0) {
+      if constexpr (kScale == kScaleBySource) {
+        x = x * factor(i);
+        y = y * factor(j);
+      } else if constexpr (kScale != kNoScale) {
         x = x * factor(j);
         y = y * factor(i);
       }
@@ -148,6 +212,72 @@ __global__ void bit_reverse_kernel(Fr* a, unsigned log_n, size_t n, Fr s, const 
       a[j] = x;
     } else if (kScale != 0 && i == j) {
       a[i] = a[i] * factor(i);
+    }
+  }
+}
+
+// Tiled in-place bit reversal: index bits [hi b | mid m | lo b] reverse to
+// [rev(lo) | rev(mid) | rev(hi)], so the 2^2b elements of one mid value (2^b rows of 2^b
+// consecutive elements) map onto those of rev(mid), transposed. A block loads the tiles of
+// mid and rev(mid) (mid <= rev(mid)) into shared memory and writes each to the other's
+// place, rows of 2^b elements (512 bytes) at a time, instead of one scattered 32-byte
+// element per thread. Two threads per element (16 bytes each).
+constexpr unsigned kTileLog = 4;
+constexpr unsigned kTileSide = 1u << kTileLog;
+constexpr unsigned kTileRow = 2 * (kTileSide + 1);  // uint4 per shared row, padded by one element
+constexpr unsigned kBitrevThreads = 256;
+
+__device__ __forceinline__ unsigned reverse_bits(unsigned x, unsigned bits) {
+  return bits ? __brev(x) >> (32 - bits) : 0;
+}
+
+template <int kScale>
+__global__ void __launch_bounds__(kBitrevThreads)
+    bit_reverse_tiled_kernel(Fr* a, unsigned log_n, Fr s, const Fr* lo, const Fr* hi, unsigned split) {
+  __shared__ uint4 tile[2][kTileSide * kTileRow];
+  const unsigned m = log_n - 2 * kTileLog;
+  const unsigned mid = blockIdx.x, rmid = reverse_bits(mid, m);
+  if (mid > rmid) return;
+  const unsigned tiles = mid == rmid ? 1 : 2;
+  uint4* g = reinterpret_cast<uint4*>(a);
+  auto index = [&](unsigned row, unsigned md, unsigned col) -> size_t {
+    return (size_t(row) << (m + kTileLog)) | (size_t(md) << kTileLog) | col;
+  };
+  constexpr unsigned kHalves = 2 * kTileSide * kTileSide;
+  for (unsigned t = 0; t < tiles; t++) {
+    const unsigned md = t ? rmid : mid;
+    for (unsigned x = threadIdx.x; x < kHalves; x += blockDim.x) {
+      const unsigned e = x >> 1, h = x & 1, row = e >> kTileLog, col = e & (kTileSide - 1);
+      tile[t][row * kTileRow + 2 * col + h] = g[2 * index(row, md, col) + h];
+    }
+  }
+  __syncthreads();
+  if constexpr (kScale != kNoScale) {
+    for (unsigned t = 0; t < tiles; t++) {
+      const unsigned md = t ? rmid : mid;
+      for (unsigned e = threadIdx.x; e < kTileSide * kTileSide; e += blockDim.x) {
+        const unsigned row = e >> kTileLog, col = e & (kTileSide - 1);
+        static_assert(sizeof(Fr) == 2 * sizeof(uint4));
+        Fr& v = *reinterpret_cast<Fr*>(&tile[t][row * kTileRow + 2 * col]);
+        Fr f = s;
+        if constexpr (kScale != kScaleConst) {
+          const size_t src = index(row, md, col);
+          const size_t k = kScale == kScaleBySource ? src : __brevll(src) >> (64 - log_n);
+          f = lo[k & ((size_t(1) << split) - 1)] * hi[k >> split];
+        }
+        v = v * f;
+      }
+    }
+    __syncthreads();
+  }
+  // Destination (row', md', col') takes source (rev(col'), rev(md'), rev(row')): from the other tile.
+  for (unsigned t = 0; t < tiles; t++) {
+    const unsigned md = t ? rmid : mid;  // destination mid; its source is tile t ^ 1 (or t)
+    const unsigned src_tile = tiles == 2 ? t ^ 1 : 0;
+    for (unsigned x = threadIdx.x; x < kHalves; x += blockDim.x) {
+      const unsigned e = x >> 1, h = x & 1, row = e >> kTileLog, col = e & (kTileSide - 1);
+      const unsigned srow = reverse_bits(col, kTileLog), scol = reverse_bits(row, kTileLog);
+      g[2 * index(row, md, col) + h] = tile[src_tile][srow * kTileRow + 2 * scol + h];
     }
   }
 }
@@ -199,30 +329,81 @@ DeviceBuffer<Fr> upload(const std::vector<Fr>& v, cudaStream_t stream) {
   return d;
 }
 
-template <bool kDif, bool kInverse>
-void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t, cudaStream_t stream) {
-  // CUZK_NTT_RADIX2=1 runs one stage per shared-memory round trip (for comparison).
-  static const bool radix4 = [] {
-    const char* v = std::getenv("CUZK_NTT_RADIX2");
-    return !(v && *v == '1');
-  }();
+// Switches for comparing variants in one binary (read once): CUZK_NTT_RADIX2=1 runs one
+// stage per shared-memory round trip; CUZK_NTT_SKIP1=0 multiplies by the twiddle 1 in stages
+// 0 and 1; CUZK_NTT_BITREV=0 uses the one-swap-per-thread bit reversal at every size;
+// CUZK_NTT_FUSE=0 runs the coset scalings as separate passes.
+bool env_is(const char* name, char value) {
+  const char* v = std::getenv(name);
+  return v && v[0] == value && v[1] == 0;
+}
+const bool kRadix4 = !env_is("CUZK_NTT_RADIX2", '1');
+const bool kSkipOne = !env_is("CUZK_NTT_SKIP1", '0');
+const bool kTiledBitrev = !env_is("CUZK_NTT_BITREV", '0');
+const bool kFuseScale = !env_is("CUZK_NTT_FUSE", '0');
+// CUZK_NTT_DIF_ORDER=0: the DIF's single stage (odd stage counts) last, as before.
+const bool kDifSingleFirst = !env_is("CUZK_NTT_DIF_ORDER", '0');
+// CUZK_NTT_BLOCK_LOG=10: blocks of 2^10 elements (32 KiB, 128 threads, six per SM) instead of
+// 2^11 (64 KiB, 256 threads, three per SM).
+const unsigned kBlockLog = [] {
+  const char* v = std::getenv("CUZK_NTT_BLOCK_LOG");
+  return v && std::string(v) == "10" ? 10u : 11u;
+}();
+// Below the lowest stage of a pass a block spans at least 2^coalesce consecutive indices (more
+// when the pass has fewer stages): 32-byte elements are full sectors; 4 make 128 bytes. With
+// 2^10-element blocks 2 (64 bytes), so that 2^27 still takes three passes (10 + 8 + 9).
+const unsigned kCoalesceLog = kBlockLog >= 11 ? 2 : 1;
+
+template <int kScale>
+void launch_bit_reverse(Fr* a, unsigned log_n, const Fr& s, const Fr* lo, const Fr* hi, unsigned split,
+                        cudaStream_t stream) {
+  if (kTiledBitrev && log_n >= 2 * kTileLog) {
+    bit_reverse_tiled_kernel<kScale>
+        <<<1u << (log_n - 2 * kTileLog), kBitrevThreads, 0, stream>>>(a, log_n, s, lo, hi, split);
+  } else {
+    const size_t n = size_t(1) << log_n;
+    bit_reverse_kernel<kScale><<<grid_for(n), kThreads, 0, stream>>>(a, log_n, n, s, lo, hi, split);
+  }
+  check_launch("bit_reverse");
+}
+
+// CUZK_NTT_MUL=eo: the even/odd-accumulator product in the radix passes.
+const bool kEoMul = [] {
+  const char* v = std::getenv("CUZK_NTT_MUL");
+  return v && std::string(v) == "eo";
+}();
+
+template <bool kDif, bool kInverse, bool kEo>
+void launch_pass_impl(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t, cudaStream_t stream,
+                      const Fr* scale_lo, const Fr* scale_hi, unsigned split) {
   // The 64 KiB shared-memory opt-in is a per-device function attribute: set it once per device.
   static std::atomic<uint64_t> configured{0};
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   const uint64_t bit = uint64_t(1) << (unsigned(device) & 63);
   if (!(configured.load(std::memory_order_acquire) & bit)) {
-    check(cudaFuncSetAttribute(radix_pass<kDif, kInverse>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(sizeof(Fr) << kBlockLog)),
+    check(cudaFuncSetAttribute(radix_pass<kDif, kInverse, kEo>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(sizeof(Fr) << kMaxBlockLog)),
           "cudaFuncSetAttribute(radix_pass)");
     configured.fetch_or(bit, std::memory_order_release);
   }
   const unsigned elems_log = k + t;
   const size_t blocks = size_t(1) << (log_n - elems_log);
-  const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 2));
-  radix_pass<kDif, kInverse>
-      <<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(a, tw, log_n, h_low, k, t, radix4);
+  // Two radix-4 groups per thread and step (256 threads for 2^11 elements).
+  const unsigned threads = std::min(kThreads, std::max(1u, (1u << elems_log) / 8));
+  radix_pass<kDif, kInverse, kEo><<<unsigned(blocks), threads, sizeof(Fr) << elems_log, stream>>>(
+      a, tw, log_n, h_low, k, t, kRadix4, kSkipOne, scale_lo, scale_hi, split, kDifSingleFirst);
   check_launch("radix_pass");
+}
+
+template <bool kDif, bool kInverse>
+void launch_pass(Fr* a, const Fr* tw, unsigned log_n, unsigned h_low, unsigned k, unsigned t, cudaStream_t stream,
+                 const Fr* scale_lo = nullptr, const Fr* scale_hi = nullptr, unsigned split = 0) {
+  if (kEoMul) {
+    launch_pass_impl<kDif, kInverse, true>(a, tw, log_n, h_low, k, t, stream, scale_lo, scale_hi, split);
+  } else {
+    launch_pass_impl<kDif, kInverse, false>(a, tw, log_n, h_low, k, t, stream, scale_lo, scale_hi, split);
+  }
 }
 
 }  // namespace
@@ -241,9 +422,10 @@ DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
   const Fr g_inv = g.inverse();
   z_inv_ = (g.pow(uint64_t(n_)) - Fr::one()).inverse();
 
-  // Passes bottom up; the DIF runs them in reverse order. The first pass takes up to 11
-  // stages; the rest are shared evenly among as few passes as fit (at most 11 - 2 stages
-  // each), and each block fills its 2^11 elements with consecutive low indices (2^t), so no
+  // Passes bottom up; the DIF runs them in reverse order. The first pass takes up to kBlockLog
+  // stages; the rest are shared evenly among as few passes as fit (at most kBlockLog -
+  // kCoalesceLog stages each), and each block fills its 2^kBlockLog elements with consecutive
+  // low indices (2^t), so no
   // pass runs small blocks (2^24 was 11 + 9 + 4 stages, with 64-element blocks in the last).
   const unsigned first = std::min(kBlockLog, log_n);
   passes_.push_back({0, first, 0});
@@ -290,8 +472,12 @@ size_t DeviceDomain::table_bytes() const {
          ginv_hi_ninv_.bytes();
 }
 
-void DeviceDomain::dit(Fr* a) const {
-  for (const Pass& p : passes_) launch_pass<false, false>(a, twiddles_.get(), log_n_, p.h_low, p.k, p.t, stream_);
+void DeviceDomain::dit(Fr* a, const Fr* scale_lo, const Fr* scale_hi) const {
+  for (const Pass& p : passes_) {
+    const bool first = p.h_low == 0;
+    launch_pass<false, false>(a, twiddles_.get(), log_n_, p.h_low, p.k, p.t, stream_, first ? scale_lo : nullptr,
+                              first ? scale_hi : nullptr, split_);
+  }
 }
 
 void DeviceDomain::dif_inverse(Fr* a) const {
@@ -302,20 +488,22 @@ void DeviceDomain::dif_inverse(Fr* a) const {
 
 void DeviceDomain::bit_reverse(Fr* a) const {
   if (n_ < 2) return;
-  bit_reverse_kernel<0><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, Fr::one(), nullptr, nullptr, 0);
-  check_launch("bit_reverse");
+  launch_bit_reverse<kNoScale>(a, log_n_, Fr::one(), nullptr, nullptr, 0, stream_);
 }
 
 void DeviceDomain::bit_reverse_scaled(Fr* a, const Fr& s) const {
   if (n_ < 2) return scale(a, s);
-  bit_reverse_kernel<1><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, s, nullptr, nullptr, 0);
-  check_launch("bit_reverse_scaled");
+  launch_bit_reverse<kScaleConst>(a, log_n_, s, nullptr, nullptr, 0, stream_);
 }
 
 void DeviceDomain::bit_reverse_scaled(Fr* a, const Fr* lo, const Fr* hi) const {
   if (n_ < 2) return scale_by_table(a, lo, hi, false);
-  bit_reverse_kernel<2><<<grid_for(n_), kThreads, 0, stream_>>>(a, log_n_, n_, Fr::one(), lo, hi, split_);
-  check_launch("bit_reverse_scaled");
+  launch_bit_reverse<kScaleByDest>(a, log_n_, Fr::one(), lo, hi, split_, stream_);
+}
+
+void DeviceDomain::scaled_bit_reverse(Fr* a, const Fr* lo, const Fr* hi) const {
+  if (n_ < 2) return scale_by_table(a, lo, hi, false);
+  launch_bit_reverse<kScaleBySource>(a, log_n_, Fr::one(), lo, hi, split_, stream_);
 }
 
 void DeviceDomain::scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const {
@@ -339,8 +527,13 @@ void DeviceDomain::ifft(Fr* a) const {
 }
 
 void DeviceDomain::coset_fft(Fr* a) const {
-  scale_by_table(a, g_lo_.get(), g_hi_.get(), false);
-  fft(a);
+  if (kFuseScale) {
+    scaled_bit_reverse(a, g_lo_.get(), g_hi_.get());  // element k times g^k, then permuted
+  } else {
+    scale_by_table(a, g_lo_.get(), g_hi_.get(), false);
+    bit_reverse(a);
+  }
+  dit(a);
 }
 
 void DeviceDomain::icoset_fft(Fr* a) const {
@@ -354,8 +547,12 @@ void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {
     // iNTT leaves coefficients bit-reversed; the coset scale (with 1/n) reads their true
     // index, and the forward DIT takes bit-reversed input: no permutation in between.
     dif_inverse(x);
-    scale_by_table(x, g_lo_.get(), g_hi_ninv_.get(), true);
-    dit(x);
+    if (kFuseScale && !passes_.empty()) {
+      dit(x, g_lo_.get(), g_hi_ninv_.get());  // scaled as the first pass loads
+    } else {
+      scale_by_table(x, g_lo_.get(), g_hi_ninv_.get(), true);
+      dit(x);
+    }
   }
   quotient_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, b, c, z_inv_, n_);
   check_launch("quotient");

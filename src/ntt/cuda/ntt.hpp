@@ -3,7 +3,9 @@
 // sides keep elements fully reduced in Montgomery form, so any correct transform agrees.
 //
 // Data stays on the device: every call takes device pointers to n = 2^log_n elements and
-// enqueues its kernels on the domain's stream (nothing synchronises unless named so).
+// enqueues its kernels on the domain's stream (nothing synchronises unless named so). The
+// pointers must be 16-byte aligned (any element of a cudaMalloc'd buffer is): the bit
+// reversal moves elements as two 16-byte words.
 // Transforms are radix-2 Cooley-Tukey, several stages per kernel in shared memory; the
 // forward transform is decimation in time (bit-reversed in, natural out) and the inverse
 // decimation in frequency (natural in, bit-reversed out), so the H polynomial needs only one
@@ -58,12 +60,16 @@ class DeviceDomain {
   struct Pass {
     unsigned h_low, k, t;
   };
-  void dit(Fr* a) const;          // bit-reversed in, natural out, forward twiddles
+  // Bit-reversed in, natural out, forward twiddles; with scale_lo/hi the first pass
+  // multiplies the element at i by lo/hi at rev(i) as it loads it (the H polynomial's coset).
+  void dit(Fr* a, const Fr* scale_lo = nullptr, const Fr* scale_hi = nullptr) const;
   void dif_inverse(Fr* a) const;  // natural in, bit-reversed out, inverse twiddles
   void bit_reverse(Fr* a) const;
   // The permutation with every element times s, or the element landing at k times lo/hi(k).
   void bit_reverse_scaled(Fr* a, const Fr& s) const;
   void bit_reverse_scaled(Fr* a, const Fr* lo, const Fr* hi) const;
+  // The element from index k times lo/hi(k), then the permutation (the coset's scaling).
+  void scaled_bit_reverse(Fr* a, const Fr* lo, const Fr* hi) const;
   // a[i] *= lo[k mod 2^L] * hi[k >> L] with k = i, or bit-reversed i.
   void scale_by_table(Fr* a, const Fr* lo, const Fr* hi, bool bit_reversed_index) const;
   void scale(Fr* a, const Fr& s) const;

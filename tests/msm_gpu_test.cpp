@@ -65,6 +65,8 @@ class MsmGpuTest : public ::testing::Test {
     EXPECT_EQ(stats.zeros + stats.ones + stats.bucketed, n);
     Fr* d = nullptr;
     ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
+    // Left unsynchronised on purpose: a pageable cudaMemcpy may return before its copy lands,
+    // and the MSM must order itself after the legacy stream's work.
     ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
     const auto got_device = cuda::msm<G1Curve>(on, offset, n, d, options);
     cudaFree(d);

@@ -83,6 +83,7 @@ class Buffer {
 struct Workspace {
   std::mutex mutex;
   cudaStream_t stream = nullptr;
+  cudaEvent_t legacy_done = nullptr;  // orders device scalars written on the legacy stream
   Buffer scalars, density_words, density_popc, density_prefix, counters;
   Buffer keys[2], vals[2], sort_temp;
   Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
@@ -108,7 +109,9 @@ Workspace& workspace(int device) {
   if (!ws) {
     auto* fresh = new Workspace;
     cudaError_t err = cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking);
+    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&fresh->legacy_done, cudaEventDisableTiming);
     if (err != cudaSuccess) {
+      if (fresh->stream) cudaStreamDestroy(fresh->stream);
       delete fresh;
       check(err, "cudaStreamCreate");
     }
@@ -516,6 +519,12 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   Phases phases(stream);
   phases.mark("start");
   const Fr* scalars = device_scalars;
+  if (device_scalars) {
+    // The MSM stream does not synchronise with the legacy default stream, where a plain
+    // cudaMemcpy from pageable memory may still be copying when it returns: wait for its work.
+    check(cudaEventRecord(ws.legacy_done, cudaStreamLegacy), "cudaEventRecord");
+    check(cudaStreamWaitEvent(stream, ws.legacy_done, 0), "cudaStreamWaitEvent");
+  }
   if (host_scalars) {
     Fr* d = ws.scalars.get<Fr>(count);
     check(cudaMemcpyAsync(d, host_scalars, count * sizeof(Fr), cudaMemcpyHostToDevice, stream), "scalar upload");

@@ -90,7 +90,9 @@ ec::JacobianPoint<Curve> msm(const Bases<Curve>& bases, size_t offset, size_t co
                              const MsmOptions& options = {}, MsmStats* stats = nullptr);
 
 // The same with the count scalars already in memory of the bases' device (e.g. H's
-// coefficients from the GPU NTT). Their producer must have finished (stream synchronized).
+// coefficients from the GPU NTT). Work on the legacy default stream (e.g. a plain cudaMemcpy,
+// which may return before its copy lands) is waited for; work on other streams that writes
+// them must have finished (stream synchronized).
 template <class Curve>
 ec::JacobianPoint<Curve> msm(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* device_scalars,
                              const MsmOptions& options = {}, MsmStats* stats = nullptr);

@@ -14,6 +14,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -119,13 +120,18 @@ class CudaBackend final : public ProverBackend {
   explicit CudaBackend(int device) : device_(device) {
     set_device();
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaStreamCreateWithFlags(&upload_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (auto& e : uploaded_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
   }
   ~CudaBackend() override {
     cudaSetDevice(device_);
+    cudaStreamSynchronize(upload_stream_);
     cudaStreamSynchronize(stream_);
     resident_.clear();
     domain_.reset();
     scratch_.reset();
+    for (auto& e : uploaded_) cudaEventDestroy(e);
+    cudaStreamDestroy(upload_stream_);
     cudaStreamDestroy(stream_);
   }
 
@@ -148,34 +154,52 @@ class CudaBackend final : public ProverBackend {
     out.s = s;
     auto t0 = Clock::now();
     const ntt::cuda::DeviceDomain& domain = domain_for(log_n);
-    // One device buffer serves a, b, c and then the witness scalars of the other MSMs.
-    Fr* a = scratch(std::max(3 * n, pa.num_aux() + pa.num_inputs()));
+    // One device buffer: a, b, c, then the witness scalars of the other MSMs (aux, inputs).
+    Fr* a = scratch(3 * n + pa.num_aux() + pa.num_inputs());
     Fr* b = a + n;
     Fr* c = b + n;
-    for (auto [dst, src] : {std::pair{a, &pa.a()}, std::pair{b, &pa.b()}, std::pair{c, &pa.c()}}) {
-      pool_.upload(dst, src->data(), src->size() * sizeof(Fr), stream_);
-      if (src->size() < n) {
-        check(cudaMemsetAsync(dst + src->size(), 0, (n - src->size()) * sizeof(Fr), stream_), "zero padding");
+    Fr* aux = c + n;
+    Fr* inputs = aux + pa.num_aux();
+    // a, b and c go up on their own stream; each one's transforms start when it has landed,
+    // so the host copies of b and c into the staging pool overlap the transforms of a and b.
+    const std::vector<Fr>* sources[3] = {&pa.a(), &pa.b(), &pa.c()};
+    Fr* targets[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+      const std::vector<Fr>& src = *sources[i];
+      pool_.upload(targets[i], src.data(), src.size() * sizeof(Fr), upload_stream_);
+      if (src.size() < n) {
+        check(cudaMemsetAsync(targets[i] + src.size(), 0, (n - src.size()) * sizeof(Fr), upload_stream_),
+              "zero padding");
       }
+      check(cudaEventRecord(uploaded_[i], upload_stream_), "cudaEventRecord");
+      check(cudaStreamWaitEvent(stream_, uploaded_[i], 0), "cudaStreamWaitEvent");
+      domain.coset_evaluations(targets[i]);
     }
     // Everything is in pinned memory or on the device: the host copies can go.
     pa.release_abc();
-    domain.h_polynomial(a, b, c);
+    domain.h_from_coset_evaluations(a, b, c);
     domain.synchronize();
     t.h_ntt = seconds_since(t0);
 
+    // aux and the inputs go up once, by another thread while H's MSM runs (the copy engine and
+    // the host's cores are idle then); L, A, B_G1 and B_G2 all read them there. Waiting for
+    // what is left of the upload is charged to L, the first MSM to read them.
+    auto witness_upload = std::async(std::launch::async, [&] {
+      set_device();
+      pool_.upload(aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), upload_stream_);
+      pool_.upload(inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
+      check(cudaStreamSynchronize(upload_stream_), "witness upload");
+    });
     t0 = Clock::now();
-    out.h = msm::cuda::msm(*res.h, 0, n - 1, static_cast<const Fr*>(a));
+    try {
+      out.h = msm::cuda::msm(*res.h, 0, n - 1, static_cast<const Fr*>(a));
+    } catch (...) {
+      witness_upload.wait();  // it reads pa and the staging pool: let it finish first
+      throw;
+    }
     t.msm_h = seconds_since(t0);
-
-    // H's MSM has returned, so the buffer is free: aux, then the inputs, go up once. The
-    // upload is charged to L, the first MSM to read them.
     t0 = Clock::now();
-    Fr* aux = a;
-    Fr* inputs = aux + pa.num_aux();
-    pool_.upload(aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), stream_);
-    pool_.upload(inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), stream_);
-    check(cudaStreamSynchronize(stream_), "witness upload");
+    witness_upload.get();
     t.msm_l = seconds_since(t0);
     g1_msms_on_gpu(res, pa, aux, inputs, out, t);
     return out;
@@ -293,6 +317,8 @@ class CudaBackend final : public ProverBackend {
   std::map<const Parameters*, Resident> resident_;
   std::atomic<size_t> resident_total_{0};  // device bytes of resident_, kept under mutex_
   cudaStream_t stream_ = nullptr;
+  cudaStream_t upload_stream_ = nullptr;  // a/b/c uploads, overlapping the NTTs on stream_
+  cudaEvent_t uploaded_[3] = {};          // a, b, c landed on the device
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;

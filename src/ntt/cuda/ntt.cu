@@ -544,21 +544,27 @@ void DeviceDomain::icoset_fft(Fr* a) const {
   bit_reverse_scaled(a, ginv_lo_.get(), ginv_hi_ninv_.get());
 }
 
-void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {
-  for (Fr* x : {a, b, c}) {
-    // iNTT leaves coefficients bit-reversed; the coset scale (with 1/n) reads their true
-    // index, and the forward DIT takes bit-reversed input: no permutation in between.
-    dif_inverse(x);
-    if (kFuseScale && !passes_.empty()) {
-      dit(x, g_lo_.get(), g_hi_ninv_.get());  // scaled as the first pass loads
-    } else {
-      scale_by_table(x, g_lo_.get(), g_hi_ninv_.get(), true);
-      dit(x);
-    }
+void DeviceDomain::coset_evaluations(Fr* x) const {
+  // iNTT leaves coefficients bit-reversed; the coset scale (with 1/n) reads their true
+  // index, and the forward DIT takes bit-reversed input: no permutation in between.
+  dif_inverse(x);
+  if (kFuseScale && !passes_.empty()) {
+    dit(x, g_lo_.get(), g_hi_ninv_.get());  // scaled as the first pass loads
+  } else {
+    scale_by_table(x, g_lo_.get(), g_hi_ninv_.get(), true);
+    dit(x);
   }
+}
+
+void DeviceDomain::h_from_coset_evaluations(Fr* a, const Fr* b, const Fr* c) const {
   quotient_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, b, c, z_inv_, n_);
   check_launch("quotient");
   icoset_fft(a);
+}
+
+void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {
+  for (Fr* x : {a, b, c}) coset_evaluations(x);
+  h_from_coset_evaluations(a, b, c);
 }
 
 void DeviceDomain::synchronize() const { check(cudaStreamSynchronize(stream_), "NTT"); }

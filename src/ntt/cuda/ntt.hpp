@@ -51,6 +51,11 @@ class DeviceDomain {
   // of a, b, c): 3 iNTT, 3 coset NTT, (a b - c) / Z on the coset, coset iNTT. The
   // coefficients (natural order) are left in a; b and c are scratch.
   void h_polynomial(Fr* a, Fr* b, Fr* c) const;
+  // Its two halves, so that a caller can upload b and c while a is transformed: one vector's
+  // iNTT and coset NTT (evaluations to coset evaluations, in place), then, once a, b and c
+  // are all there, (a b - c) / Z and the coset iNTT (coefficients left in a).
+  void coset_evaluations(Fr* x) const;
+  void h_from_coset_evaluations(Fr* a, const Fr* b, const Fr* c) const;
 
   void synchronize() const;
 

@@ -2,8 +2,13 @@
 // inputs: empty, tiny, non-power-of-two and mid sizes; all-zero, all-one, 0/1-heavy, small and
 // repeated scalars (long buckets); offsets into the resident bases; density masks; scalars
 // already on the device; every window width class. Skipped cleanly when no CUDA device is present.
+// The affine bucket rounds (CUZK_GPU_MSM_AFFINE=1) are checked by AffineRounds* with forced
+// rounds, and every test here takes them when the binary runs with CUZK_GPU_MSM_AFFINE=1.
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -303,6 +308,171 @@ TEST_F(MsmGpuTest, ReleaseWorkspace) {
   EXPECT_EQ(cuda::workspace_bytes(1000), size_t(0));  // a device never used
   cuda::release_workspace(1000);
   expect_same(3, random_scalars(1000, rng), "after a second release");
+}
+
+// Sets environment variables for a scope (the MSM reads CUZK_GPU_MSM_AFFINE* at every call).
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(std::vector<std::pair<std::string, std::string>> vars) {
+    for (auto& [name, value] : vars) {
+      const char* old = std::getenv(name.c_str());
+      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+  ~ScopedEnv() {
+    for (auto& [name, old] : saved_) {
+      if (old) {
+        setenv(name.c_str(), old->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// Round settings that force the affine rounds at test sizes: rounds until no addition is left
+// (MIN=0) with the default threads (one slot per thread here), few threads (long chains of
+// slots per thread, one inversion each), and a cap of 3 slots per thread with MIN=1.
+const std::vector<std::vector<std::pair<std::string, std::string>>>& affine_settings() {
+  static const std::vector<std::vector<std::pair<std::string, std::string>>> s = {
+      {{"CUZK_GPU_MSM_AFFINE", "1"}, {"CUZK_GPU_MSM_AFFINE_MIN", "0"}},
+      {{"CUZK_GPU_MSM_AFFINE", "1"}, {"CUZK_GPU_MSM_AFFINE_MIN", "0"}, {"CUZK_GPU_MSM_AFFINE_THREADS", "7"}},
+      {{"CUZK_GPU_MSM_AFFINE", "1"},
+       {"CUZK_GPU_MSM_AFFINE_MIN", "1"},
+       {"CUZK_GPU_MSM_AFFINE_THREADS", "1000"},
+       {"CUZK_GPU_MSM_AFFINE_CHUNK", "3"}},
+  };
+  return s;
+}
+
+std::string describe(const std::vector<std::pair<std::string, std::string>>& vars) {
+  std::string d;
+  for (auto& [name, value] : vars) d += " " + name + "=" + value;
+  return d;
+}
+
+// GPU (host and device scalars) against the CPU msm over the given bases.
+template <class Curve>
+void expect_same_affine(const cuda::Bases<Curve>& on, std::span<const ec::AffinePoint<Curve>> host_bases,
+                        const std::vector<Fr>& scalars, const std::string& what, const MsmOptions& options = {}) {
+  const size_t n = scalars.size();
+  const auto want = msm::msm<Curve>(host_bases.first(n), scalars).to_affine();
+  EXPECT_EQ(cuda::msm<Curve>(on, 0, n, std::span<const Fr>(scalars), options).to_affine(), want)
+      << what << ", n = " << n;
+  Fr* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  const auto got_device = cuda::msm<Curve>(on, 0, n, d, options);
+  cudaFree(d);
+  EXPECT_EQ(got_device.to_affine(), want) << what << " (device scalars), n = " << n;
+}
+
+// Bases with the exceptional cases of affine additions: repeated bases (doublings when their
+// scalars share buckets), a base and its negation (P + (-P)), the point at infinity.
+template <class Curve>
+std::vector<ec::AffinePoint<Curve>> exceptional_bases(size_t n, std::mt19937_64& rng) {
+  auto b = ec::pseudo_random_subgroup_points<Curve>(n, rng);
+  // Pairs (i, i + 1) with odd i: "neighbours share scalars" puts them into the same buckets.
+  b[2] = b[1];
+  b[4] = -b[3];
+  b[6] = ec::AffinePoint<Curve>::infinity();
+  b[8] = b[7];
+  b[9] = b[7];
+  for (size_t i = 101; i + 1 < n; i += 98) b[i + 1] = b[i];  // more duplicates, spread out
+  for (size_t i = 151; i + 1 < n; i += 212) b[i + 1] = -b[i];
+  return b;
+}
+
+// Scalar patterns for the affine cases: random, all zero, all one, all minus one, one repeated
+// scalar (one heavy bucket per window: every duplicate doubles, every negation cancels), a few
+// distinct scalars, and the same scalar for the duplicates and negations only.
+std::vector<std::pair<std::string, std::vector<Fr>>> affine_scalar_cases(size_t n, std::mt19937_64& rng) {
+  std::vector<std::pair<std::string, std::vector<Fr>>> cases;
+  cases.emplace_back("random", random_scalars(n, rng));
+  cases.emplace_back("all zero", std::vector<Fr>(n, Fr::zero()));
+  cases.emplace_back("all one", std::vector<Fr>(n, Fr::one()));
+  cases.emplace_back("all minus one", std::vector<Fr>(n, -Fr::one()));
+  cases.emplace_back("one repeated scalar", std::vector<Fr>(n, Fr::random(rng)));
+  std::vector<Fr> few(n);
+  const Fr pool[3] = {Fr::random(rng), Fr::random(rng), Fr::from_u64(5)};
+  for (auto& x : few) x = pool[rng() % 3];
+  cases.emplace_back("three distinct scalars", few);
+  auto pairs = random_scalars(n, rng);
+  for (size_t i = 1; i + 1 < n; i += 2) pairs[i + 1] = pairs[i];
+  cases.emplace_back("neighbours share scalars", pairs);
+  return cases;
+}
+
+TEST_F(MsmGpuTest, AffineRoundsMatchCpu) {
+  auto rng = test::make_rng();
+  const auto special = exceptional_bases<G1Curve>(20000, rng);
+  const auto special_bases = cuda::G1Bases::upload(0, special);
+  for (const auto& vars : affine_settings()) {
+    ScopedEnv env(vars);
+    const std::string how = describe(vars);
+    for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(100), size_t(4097), size_t(65536), kResident}) {
+      expect_same(0, random_scalars(n, rng), "affine, random," + how);
+    }
+    expect_same(12345, random_scalars(3001, rng), "affine, offset," + how);
+    for (size_t n : {size_t(33), size_t(5000)}) {
+      expect_same(0, std::vector<Fr>(n, Fr::random(rng)), "affine, one repeated scalar," + how);
+      std::vector<Fr> small(n);
+      for (auto& x : small) x = Fr::from_u64(rng() % 5);
+      expect_same(0, small, "affine, small scalars," + how);
+    }
+    std::vector<Fr> mixed(3000);
+    for (auto& x : mixed) x = rng() % 2 ? Fr::one() : Fr::random(rng);
+    expect_same(0, mixed, "affine, no split," + how, MsmOptions{0, false});
+    expect_same(7, random_scalars(20000, rng), "affine, window 5," + how, MsmOptions{5, true});
+    for (size_t n : {size_t(7), size_t(1000), size_t(20000)}) {
+      for (const auto& [name, scalars] : affine_scalar_cases(n, rng)) {
+        expect_same_affine<G1Curve>(*special_bases, special, scalars, "affine, exceptional bases, " + name + "," + how);
+      }
+    }
+  }
+}
+
+TEST_F(MsmGpuTest, AffineRoundsPrecomputedMatchCpu) {
+  auto rng = test::make_rng();
+  const auto special = exceptional_bases<G1Curve>(20000, rng);
+  struct Case {
+    unsigned c, copies;
+  };
+  for (const Case k : {Case{5, 2}, Case{8, 0}, Case{13, 3}, Case{22, 0}}) {
+    const auto pre = cuda::G1Bases::upload(0, special, cuda::Precompute{k.c, k.copies});
+    const std::string what = "precomputed c = " + std::to_string(k.c) + ", copies " + std::to_string(pre->copies());
+    for (const auto& vars : affine_settings()) {
+      ScopedEnv env(vars);
+      for (size_t n : {size_t(3), size_t(4097), size_t(20000)}) {
+        for (const auto& [name, scalars] : affine_scalar_cases(n, rng)) {
+          expect_same_affine<G1Curve>(*pre, special, scalars, "affine, " + what + ", " + name + "," + describe(vars));
+        }
+      }
+    }
+  }
+}
+
+TEST_F(MsmGpuTest, AffineRoundsG2MatchCpu) {
+  auto rng = test::make_rng();
+  const auto special = exceptional_bases<ec::G2Curve>(9000, rng);
+  const auto g2 = cuda::G2Bases::upload(0, special);
+  const auto pre = cuda::G2Bases::upload(0, special, cuda::Precompute{9, 0});
+  for (const auto& vars : affine_settings()) {
+    ScopedEnv env(vars);
+    for (size_t n : {size_t(1), size_t(5), size_t(777), size_t(9000)}) {
+      for (const auto& [name, scalars] : affine_scalar_cases(n, rng)) {
+        expect_same_affine<ec::G2Curve>(*g2, special, scalars, "affine G2, " + name + "," + describe(vars));
+      }
+    }
+    expect_same_affine<ec::G2Curve>(*pre, special, random_scalars(9000, rng),
+                                    "affine G2, precomputed c = 9," + describe(vars));
+  }
 }
 
 TEST_F(MsmGpuTest, BadArgumentsThrow) {

@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "ff/cuda/cuda_check.hpp"
+#include "msm/cuda/affine_rounds.hpp"
 #include "msm/cuda/msm.hpp"
 
 namespace cuzk::msm::cuda {
@@ -88,13 +89,15 @@ struct Workspace {
   Buffer keys[2], vals[2], sort_temp;
   Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
   Buffer segments[2], levels;
+  Buffer affine_counts, affine_positions, affine_points[2];  // CUZK_GPU_MSM_AFFINE rounds
 
   template <class F>
   void for_each_buffer(F&& f) {
     for (Buffer* b :
-         {&scalars,   &density_words, &density_popc, &density_prefix, &counters,    &keys[0],     &keys[1],
-          &vals[0],   &vals[1],       &sort_temp,    &buckets,        &slot_keys,   &slot_vals,   &flags,
-          &positions, &scan_temp,     &part_keys,    &part_vals,      &segments[0], &segments[1], &levels}) {
+         {&scalars,       &density_words,    &density_popc,     &density_prefix,  &counters,    &keys[0],     &keys[1],
+          &vals[0],       &vals[1],          &sort_temp,        &buckets,         &slot_keys,   &slot_vals,   &flags,
+          &positions,     &scan_temp,        &part_keys,        &part_vals,       &segments[0], &segments[1], &levels,
+          &affine_counts, &affine_positions, &affine_points[0], &affine_points[1]}) {
       f(*b);
     }
   }
@@ -344,6 +347,19 @@ __global__ void compact(const uint32_t* flags, const uint32_t* positions, size_t
   vals_out[positions[s]] = slot_vals[s];
 }
 
+// Affine rounds (affine_rounds.hpp): outputs per slot, then one round over the sorted entries.
+__global__ void affine_counts(const uint32_t* keys, size_t n, size_t slots, uint32_t* counts) {
+  const size_t m = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (m < slots) counts[m] = affine_slot_outputs(keys, n, m);
+}
+
+template <class Curve, class Terms>
+__global__ void affine_round(const uint32_t* keys, Terms terms, size_t n, size_t threads, unsigned chunk,
+                             const uint32_t* positions, uint32_t* keys_out, ec::AffinePoint<Curve>* out) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  affine_round_thread<Curve>(t, threads, chunk, keys, terms, n, positions, keys_out, out);
+}
+
 // One level of the window reduction, thread (w, s): H_s = sum_{r < m} r X_w[s m + r] by a running
 // sum from the top, and R_s = sum_r X_w[s m + r]. Then sum_j j X_j = sum_s H_s + m sum_s s R_s, and
 // the last sum is the same problem one level up, on the R_s.
@@ -481,6 +497,34 @@ bool prefetch_bases() {
   return on;
 }
 
+// Affine bucket rounds before the XYZZ accumulation (affine_rounds.hpp; docs/PERF.md, "Affine
+// bucket rounds"): CUZK_GPU_MSM_AFFINE=1 turns them on; off by default until measured on a GPU.
+// Read at every MSM, so that one process (the tests) can compare both. Rounds run while each
+// thread has at least CUZK_GPU_MSM_AFFINE_MIN additions (default 256) to share its inversion
+// (~570 multiplications) with, at most CUZK_GPU_MSM_AFFINE_CHUNK slots each (default 1024),
+// about CUZK_GPU_MSM_AFFINE_THREADS threads (default 2^16), and while the round's output fits in
+// free device memory. The tests set MIN=0 (rounds until no addition is left) and few threads.
+struct AffineSettings {
+  bool on = false;
+  size_t min_additions = 256;
+  unsigned max_chunk = 1024;
+  size_t target_threads = size_t(1) << 16;
+};
+AffineSettings affine_settings() {
+  AffineSettings s;
+  const char* e = std::getenv("CUZK_GPU_MSM_AFFINE");
+  s.on = e && std::string(e) == "1";
+  if (const char* m = std::getenv("CUZK_GPU_MSM_AFFINE_MIN")) s.min_additions = size_t(std::strtoull(m, nullptr, 10));
+  if (const char* k = std::getenv("CUZK_GPU_MSM_AFFINE_CHUNK")) {
+    s.max_chunk = unsigned(std::clamp<unsigned long long>(std::strtoull(k, nullptr, 10), 1, 1 << 16));
+  }
+  if (const char* t = std::getenv("CUZK_GPU_MSM_AFFINE_THREADS")) {
+    s.target_threads = size_t(std::clamp<unsigned long long>(std::strtoull(t, nullptr, 10), 1, 1ull << 30));
+  }
+  return s;
+}
+constexpr size_t kAffineMemoryMargin = size_t(512) << 20;  // left free for the rest of the MSM
+
 template <class Curve>
 ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
                              const Fr* device_scalars, const DensityView* density, const MsmOptions& options,
@@ -601,9 +645,60 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
           "radix sort");
     phases.mark("sort");
 
+    // Optional affine rounds: each halves the long buckets; the XYZZ accumulation then takes
+    // the last round's (key, affine point) list instead of the sorted pairs.
+    using Affine = ec::AffinePoint<Curve>;
+    const uint32_t* level0_keys = dkeys.Current();
+    size_t entries = pairs;
+    const Affine* summed = nullptr;  // the last round's points; null when no round ran
+    if (const AffineSettings affine = affine_settings(); affine.on) {
+      uint32_t* keys_out[2] = {dkeys.Alternate(), dvals.Alternate()};  // free after the sort
+      const size_t max_slots = (pairs + 1) / 2;
+      uint32_t* counts = ws.affine_counts.get<uint32_t>(max_slots);
+      uint32_t* positions = ws.affine_positions.get<uint32_t>(max_slots);
+      size_t scan_bytes = 0;
+      check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, positions, max_slots, stream), "scan size");
+      uint8_t* scan_temp = ws.scan_temp.get<uint8_t>(scan_bytes);
+      for (unsigned round = 0;; round++) {
+        const AffinePlan plan = plan_affine_round(entries, affine.max_chunk, affine.target_threads);
+        affine_counts<<<blocks_for(plan.slots), kThreads, 0, stream>>>(level0_keys, entries, plan.slots, counts);
+        check_launch("affine_counts");
+        check(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, positions, plan.slots, stream),
+              "affine scan");
+        uint32_t last[2];
+        check(cudaMemcpyAsync(&last[0], positions + plan.slots - 1, 4, cudaMemcpyDeviceToHost, stream), "download");
+        check(cudaMemcpyAsync(&last[1], counts + plan.slots - 1, 4, cudaMemcpyDeviceToHost, stream), "download");
+        check(cudaStreamSynchronize(stream), "affine counts");
+        const size_t outputs = size_t(last[0]) + last[1];
+        const size_t additions = entries - outputs;
+        if (additions == 0 || additions < affine.min_additions * plan.threads) break;
+        Buffer& buffer = ws.affine_points[round & 1];
+        if (outputs * sizeof(Affine) > buffer.bytes()) {
+          size_t free_bytes = 0, total_bytes = 0;
+          check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+          if (free_bytes + buffer.bytes() < outputs * sizeof(Affine) + kAffineMemoryMargin) break;
+        }
+        Affine* out = buffer.get<Affine>(outputs);
+        if (!summed) {
+          affine_round<Curve><<<blocks_for(plan.threads), kThreads, 0, stream>>>(
+              level0_keys, GatherTerms<Curve>{bases.device_data() + offset, dvals.Current()}, entries, plan.threads,
+              plan.chunk, positions, keys_out[round & 1], out);
+        } else {
+          affine_round<Curve><<<blocks_for(plan.threads), kThreads, 0, stream>>>(level0_keys, ListTerms<Curve>{summed},
+                                                                                 entries, plan.threads, plan.chunk,
+                                                                                 positions, keys_out[round & 1], out);
+        }
+        check_launch("affine_round");
+        level0_keys = keys_out[round & 1];
+        summed = out;
+        entries = outputs;
+      }
+      phases.mark("affine");
+    }
+
     // Level 0 over the sorted pairs, then levels over the partials until none is left.
-    unsigned L = slice_length(pairs);
-    size_t slices = (pairs + L - 1) / L;
+    unsigned L = slice_length(entries);
+    size_t slices = (entries + L - 1) / L;
     const size_t max_slots = 2 * slices;
     uint32_t* slot_keys = ws.slot_keys.get<uint32_t>(max_slots);
     Xyzz* slot_vals = ws.slot_vals.get<Xyzz>(max_slots);
@@ -616,12 +711,21 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     uint8_t* scan_temp = ws.scan_temp.get<uint8_t>(scan_bytes);
 
     const AffineTerms<Curve> terms{bases.device_data() + offset, dvals.Current()};
-    if (prefetch_bases()) {
+    if (summed) {
+      const ListTerms<Curve> list{summed};
+      if (prefetch_bases()) {
+        accumulate<Curve, ListTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
+            level0_keys, list, entries, L, buckets, slot_keys, slot_vals, flags);
+      } else {
+        accumulate<Curve, ListTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
+            level0_keys, list, entries, L, buckets, slot_keys, slot_vals, flags);
+      }
+    } else if (prefetch_bases()) {
       accumulate<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
-          dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
+          level0_keys, terms, entries, L, buckets, slot_keys, slot_vals, flags);
     } else {
       accumulate<Curve, AffineTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
-          dkeys.Current(), terms, pairs, L, buckets, slot_keys, slot_vals, flags);
+          level0_keys, terms, entries, L, buckets, slot_keys, slot_vals, flags);
     }
     check_launch("accumulate");
     phases.mark("accumulate");

@@ -74,12 +74,17 @@ def gen(N):
     for k in range(N):
         e(f"mov.b64 {r[k]}, {{d{2*k}, d{2*k+1}}};")
     e("}")
-    body = "\n".join(f'      "{line}\\n\\t"' for line in L)
+    return mul_struct("MontMulPtx", N, L)
+
+
+def mul_struct(name, N, lines):
+    """The specialisation name<N> whose mul(r, a, b, m, inv) is the asm block of lines."""
+    body = "\n".join(f'      "{line}\\n\\t"' for line in lines)
     outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
     ins = ", ".join([f'"l"(a[{k}])' for k in range(N)] + [f'"l"(b[{k}])' for k in range(N)] +
                     [f'"l"(m[{k}])' for k in range(N)] + ['"r"(inv)'])
     return f"""template <>
-struct MontMulPtx<{N}> {{
+struct {name}<{N}> {{
   static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
                                              uint32_t inv) {{
     asm(
@@ -169,21 +174,7 @@ def gen_eo_lines(N):
 
 
 def gen_eo(N):
-    body = "\n".join(f'      "{line}\\n\\t"' for line in gen_eo_lines(N))
-    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
-    ins = ", ".join([f'"l"(a[{k}])' for k in range(N)] + [f'"l"(b[{k}])' for k in range(N)] +
-                    [f'"l"(m[{k}])' for k in range(N)] + ['"r"(inv)'])
-    return f"""template <>
-struct MontMulEoPtx<{N}> {{
-  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
-                                             uint32_t inv) {{
-    asm(
-{body}
-      : {outs}
-      : {ins});
-  }}
-}};
-"""
+    return mul_struct("MontMulEoPtx", N, gen_eo_lines(N))
 
 
 def gen_addsub(N):

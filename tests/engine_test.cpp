@@ -18,6 +18,7 @@
 #include "engine/budget.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/host_memory.hpp"
+#include "engine/param_manager.hpp"
 #include "engine/partition_queue.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/prover.hpp"
@@ -398,6 +399,24 @@ TEST(EngineTest, EvictsIdleParametersOnRequestAndUnderPressure) {
   EXPECT_LT(s.params.size(), 3u);
   EXPECT_LE(s.buffers.budget_used, s.buffers.budget_total);
   EXPECT_THROW(engine.preload_params("no-such-set"), EngineError);
+}
+
+// A partition waiting for the budget must not evict the set it needs itself: it would load it
+// again at once, beyond the budget (seen as an intermittent overshoot of the concurrent test).
+TEST(EngineTest, PressureKeepsTheSetTheWaiterNeeds) {
+  TempDir dir;
+  MemoryBudget budget(uint64_t(3) << 20);
+  ParameterManager params(dir.str(), /*allow_synthetic_setup=*/true, budget, {}, {});
+  const std::string needed = "synthetic-1024-4-seed31", other = "synthetic-1024-4-seed32";
+  params.acquire(needed);  // resident and idle: the manager holds the only reference
+  params.acquire(other);
+  const uint64_t more_than_fits = budget.total();
+  EXPECT_GT(params.evict_idle_for(more_than_fits, needed), 0);
+  EXPECT_TRUE(params.resident(needed));
+  EXPECT_FALSE(params.resident(other));
+  EXPECT_GT(params.evict_idle_for(more_than_fits), 0);  // without a set to keep, it goes too
+  EXPECT_FALSE(params.resident(needed));
+  EXPECT_EQ(budget.used(), 0u);
 }
 
 TEST(EngineTest, TwoParameterSetsThatDoNotFitTogetherStillFinish) {

@@ -185,7 +185,7 @@ bool ParameterManager::evict(const std::string& id) {
   return true;
 }
 
-int64_t ParameterManager::evict_idle_for(uint64_t bytes) {
+int64_t ParameterManager::evict_idle_for(uint64_t bytes, const std::string& keep) {
   int64_t freed = 0;
   while (budget_.used() + bytes > budget_.total()) {
     std::shared_ptr<const ParamSet> set;
@@ -193,7 +193,7 @@ int64_t ParameterManager::evict_idle_for(uint64_t bytes) {
       std::lock_guard lock(mutex_);
       auto victim = entries_.end();
       for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (!it->second.set || it->second.set.use_count() > 1) continue;
+        if (!it->second.set || it->second.set.use_count() > 1 || it->first == keep) continue;
         if (victim == entries_.end() || it->second.last_used < victim->second.last_used) victim = it;
       }
       if (victim == entries_.end()) break;

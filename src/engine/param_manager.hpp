@@ -47,8 +47,9 @@ class ParameterManager {
   // Evicts an idle set; false when not resident; throws std::logic_error when in use.
   bool evict(const std::string& id);
   // Evicts idle sets, least recently used first, until `bytes` more would fit the budget or
-  // none is left; returns the bytes freed.
-  int64_t evict_idle_for(uint64_t bytes);
+  // none is left; returns the bytes freed. `keep` (if not empty) is never evicted: the set the
+  // waiting work itself needs, which it would load again at once, over the budget.
+  int64_t evict_idle_for(uint64_t bytes, const std::string& keep = {});
   // Host bytes the set would take, from its file (or its synthetic shape); nullopt if unknown.
   std::optional<int64_t> expected_bytes(const std::string& id) const;
   bool resident(const std::string& id) const;

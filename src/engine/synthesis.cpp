@@ -38,8 +38,9 @@ bool Engine::Impl::admit(Partition& p) {
       if (!budget.try_reserve(need)) {
         p.set_where("waiting_budget");
         // Idle parameter sets go before work waits, and again whenever the budget changes
-        // while this partition is at the head of the line.
-        if (!budget.reserve(need, give_up, [&] { params.evict_idle_for(need); })) return false;
+        // while this partition is at the head of the line; but not its own set, which it would
+        // load again at once beyond the budget (submit checked that a partition and its set fit).
+        if (!budget.reserve(need, give_up, [&] { params.evict_idle_for(need, p.job->param_id); })) return false;
       }
       break;
     case Policy::kSemaphoreReleaseAfterSynth:

@@ -865,14 +865,21 @@ unsigned gpu_window_bits(size_t n) {
   return best;
 }
 
-template <class Curve>
-std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points) {
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+// Throws std::runtime_error naming the device (and why there is none) unless it exists.
+void require_device(int device) {
   std::string why;
   const int n = device_count(&why);
   if (device < 0 || device >= n) {
     throw std::runtime_error("GPU MSM: no CUDA device " + std::to_string(device) + (why.empty() ? "" : ": " + why));
   }
+}
+}  // namespace
+
+template <class Curve>
+std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points) {
+  const auto t0 = std::chrono::steady_clock::now();
+  require_device(device);
   DeviceScope scope(device);
   std::shared_ptr<Bases> b(new Bases);
   b->device_ = device;
@@ -918,11 +925,7 @@ std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const A
                                 " bases reach 2^31 points");
   }
   const auto t0 = std::chrono::steady_clock::now();
-  std::string why;
-  const int n_devices = device_count(&why);
-  if (device < 0 || device >= n_devices) {
-    throw std::runtime_error("GPU MSM: no CUDA device " + std::to_string(device) + (why.empty() ? "" : ": " + why));
-  }
+  require_device(device);
   DeviceScope scope(device);
   std::shared_ptr<Bases> b(new Bases);
   b->device_ = device;

@@ -258,7 +258,7 @@ template <size_t N>
 struct MontMulPtx;
 template <size_t N>
 struct AddSubPtx;
-// The even/odd-accumulator variant of MontMulPtx (gen_eo_lines); 4 limbs only.
+// The even/odd-accumulator variant of MontMulPtx (gen_eo_lines), for Fr (4) and Fp (6).
 template <size_t N>
 struct MontMulEoPtx;
 
@@ -266,6 +266,7 @@ struct MontMulEoPtx;
 print(gen(4))
 print(gen(6))
 print(gen_eo(4))
+print(gen_eo(6))
 print(gen_addsub(4))
 print(gen_addsub(6))
 print("}  // namespace cuzk::ff::ptx\n// clang-format on")

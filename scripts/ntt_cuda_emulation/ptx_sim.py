@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Simulates the generated PTX Montgomery products for Fr (scripts/gen_mont_mul_ptx.py:
-MontMulPtx<4> and the even/odd MontMulEoPtx<4>) instruction by instruction, with the carry
-flag, against big-integer Montgomery products: random and edge inputs; reports mismatches and
-any carry a chain would drop or any non-.cc add that overflows. Run: python3 ptx_sim.py
+"""Simulates the generated PTX Montgomery products (scripts/gen_mont_mul_ptx.py: MontMulPtx<N>
+and the even/odd MontMulEoPtx<N>) instruction by instruction, with the carry flag, against
+big-integer Montgomery products: random and edge inputs; reports mismatches and any carry a
+chain would drop or any non-.cc add that overflows. Run: python3 ptx_sim.py [fr|fp] (fr: 4
+limbs, the default; fp: BLS12-381's base field, 6 limbs).
 """
 import contextlib
 import importlib.util
@@ -13,8 +14,11 @@ import re
 import sys
 
 M32 = (1 << 32) - 1
-R_MOD = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
-N = 4
+FIELDS = {
+    'fr': (4, 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001),
+    'fp': (6, 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab),
+}
+N, R_MOD = FIELDS[sys.argv[1] if len(sys.argv) > 1 else 'fr']
 def run(lines, a, b, m, inv, strict=True):
     regs = {}
     cc = None  # None: undefined
@@ -76,26 +80,26 @@ def run(lines, a, b, m, inv, strict=True):
         if not sets_c and not uses_c and cc: pass
         regs[args[0]] = s & M32
     return out, events
-def limbs64(x): return [(x >> (64*i)) & ((1<<64)-1) for i in range(4)]
+def limbs64(x): return [(x >> (64*i)) & ((1<<64)-1) for i in range(N)]
 def from64(l): return sum(v << (64*i) for i, v in enumerate(l))
-def split32(x): return [(x >> (32*i)) & M32 for i in range(8)]
+def split32(x): return [(x >> (32*i)) & M32 for i in range(2*N)]
 m = limbs64(R_MOD)
 inv32 = (-pow(R_MOD, -1, 1 << 32)) % (1 << 32)
-Rinv = pow(1 << 256, -1, R_MOD)
+Rinv = pow(1 << (64*N), -1, R_MOD)
 # also validate the simulator on the existing generator
 spec = importlib.util.spec_from_file_location('g', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'gen_mont_mul_ptx.py'))
 g = importlib.util.module_from_spec(spec)
 with contextlib.redirect_stdout(io.StringIO()): spec.loader.exec_module(g)
-old_src = g.gen(4)
-lines = g.gen_eo_lines(4)
+old_src = g.gen(N)
+lines = g.gen_eo_lines(N)
 old_lines = [l.strip()[1:].split('\\n')[0] for l in old_src.splitlines() if l.strip().startswith('"')]
-cases = [(R_MOD-1, R_MOD-1), (0, 0), (1, R_MOD-1), (R_MOD-1, 1), ((1<<255) % R_MOD, R_MOD-2)]
+cases = [(R_MOD-1, R_MOD-1), (0, 0), (1, R_MOD-1), (R_MOD-1, 1), ((1<<(64*N-1)) % R_MOD, R_MOD-2)]
 random.seed(1)
 for _ in range(3000):
     cases.append((random.randrange(R_MOD), random.randrange(R_MOD)))
 # adversarial: words all ones-ish
 for _ in range(2000):
-    x = R_MOD - 1 - random.randrange(1 << 64); y = R_MOD - 1 - random.randrange(1 << 200)
+    x = R_MOD - 1 - random.randrange(1 << 64); y = R_MOD - 1 - random.randrange(1 << (R_MOD.bit_length() - 56))
     cases.append((x, y))
 bad = 0; evs = set()
 for which, L in (('eo', lines), ('old', old_lines)):

@@ -290,12 +290,19 @@ class MontField {
 #endif
 #if defined(__CUDA_ARCH__)
     // On the device: 32-bit words with PTX carry chains (several times fewer instructions
-    // than 64-bit products emulated with __umul64hi); same fully reduced result.
+    // than 64-bit products emulated with __umul64hi); same fully reduced result. For Fp (the
+    // curve arithmetic of the MSMs) the even/odd-accumulator form: two independent carry
+    // chains per row instead of one.
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
         constexpr Limbs m = Consts::M;
         Limbs r;
-        ptx::MontMulPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
+        if constexpr (N == 6) {
+          static_assert((m.limb[N - 1] >> 63) == 0, "the even/odd product needs a spare top bit in M");
+          ptx::MontMulEoPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
+        } else {
+          ptx::MontMulPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
+        }
         return r;
       }
     }

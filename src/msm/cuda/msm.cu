@@ -430,10 +430,14 @@ __global__ void double_to_affine(const ec::AffinePoint<Curve>* in, ec::AffinePoi
   }
 }
 
-// Per-phase device times, printed to stderr when CUZK_GPU_MSM_PHASES is set (for tuning).
+// Per-phase device times, printed to stderr when CUZK_GPU_MSM_PHASES is set (for tuning);
+// CUZK_GPU_MSM_PHASES=2 also times each kernel of the window reduction (detail marks).
 class Phases {
  public:
-  explicit Phases(cudaStream_t stream) : stream_(stream), on_(std::getenv("CUZK_GPU_MSM_PHASES") != nullptr) {}
+  explicit Phases(cudaStream_t stream)
+      : stream_(stream),
+        on_(std::getenv("CUZK_GPU_MSM_PHASES") != nullptr),
+        detail_(on_ && std::string(std::getenv("CUZK_GPU_MSM_PHASES")) == "2") {}
   ~Phases() {
     for (auto& [name, event] : marks_) cudaEventDestroy(event);
   }
@@ -443,6 +447,9 @@ class Phases {
     check(cudaEventCreate(&event), "cudaEventCreate");
     check(cudaEventRecord(event, stream_), "cudaEventRecord");
     marks_.emplace_back(name, event);
+  }
+  void detail(const char* name) {
+    if (detail_) mark(name);
   }
   void print(size_t count, unsigned c) const {
     if (!on_ || marks_.size() < 2) return;
@@ -458,6 +465,7 @@ class Phases {
  private:
   cudaStream_t stream_;
   bool on_;
+  bool detail_;
   std::vector<std::pair<const char*, cudaEvent_t>> marks_;
 };
 
@@ -776,12 +784,14 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     next += 2 * sets * segs;
     weigh_segments<Curve><<<blocks_for(sets * segs), kThreads, 0, stream>>>(in, sets, n, mm, h, r);
     check_launch("weigh_segments");
+    phases.detail("weigh");
     const Xyzz* sum_in = h;
     for (size_t left = segs, flip = 0; left > 1; flip ^= 1) {
       const size_t out_segs = (left + kGroup - 1) / kGroup;
       sum_groups<Curve>
           <<<blocks_for(sets * out_segs), kThreads, 0, stream>>>(sum_in, sets, left, kGroup, group_buf[flip]);
       check_launch("sum_groups");
+      phases.detail("group");
       sum_in = group_buf[flip];
       left = out_segs;
     }

@@ -477,8 +477,9 @@ unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >
 constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher levels
 // Buckets per thread and level in the window reduction, and segment sums per thread when
 // combining them (powers of two; CUZK_GPU_MSM_SEGMENT and CUZK_GPU_MSM_GROUP override them, for
-// measurements). Groups of 8 rather than 32: shorter dependent chains, the reduction 16.3 ->
-// 12.9 ms at 2^24 on the H200 (segments of 8 were slower).
+// measurements). Groups of 2: the shortest dependent chains (on the H200 the reduction took 16.3
+// ms at 2^24 with groups of 32, 12.9 with 8; with the even/odd Fp product, 2^20's whole MSM 12.37
+// ms with 8, 12.33 with 4, 11.89 with 2). Segments of 8 were slower than 16.
 unsigned tunable(const char* name, unsigned fallback) {
   const char* e = std::getenv(name);
   if (!e) return fallback;
@@ -490,7 +491,7 @@ unsigned reduce_segment() {
   return v;
 }
 unsigned reduce_group() {
-  static const unsigned v = tunable("CUZK_GPU_MSM_GROUP", 8);
+  static const unsigned v = tunable("CUZK_GPU_MSM_GROUP", 2);
   return v;
 }
 

@@ -96,28 +96,33 @@ struct {name}<{N}> {{
 """
 
 
-def gen_eo_lines(N):
+def gen_eo_lines(N, pairs=1):
     """Even/odd-accumulator CIOS (the scheme of sppark's mont_t): the products of the even and
     the odd words of a go to two accumulators, x and y (y one word up), which swap roles every
     row, so each row has two independent carry chains (a, b[i]) and (M, q) instead of one; they
     are merged once at the end. Needs M < 2^(32n - 1) (one spare bit: Fr's top word is below
-    2^31), so the odd accumulator's chains cannot carry out."""
+    2^31), so the odd accumulator's chains cannot carry out.
+
+    pairs=2 gives the sum of two products with one reduction, (a b + c d) / R mod M (operands
+    r, a, b, c, d, m, inv): each row adds c d[i] to both accumulators before choosing q. With
+    a, b, c, d < M < 2^(32n - 2) a row's value stays below 4M + 3 * 2^32 M < 2^(32(n + 1)), so
+    no chain carries out, and the result (a b + c d + Q M) / R < M (1 + 2M / R) < 2M needs the
+    same single subtraction."""
     n = 2 * N
+    srcs = ["a", "b"] + (["c", "d"] if pairs == 2 else [])
     L = []
     e = L.append
     e("{")
-    e(".reg .u32 " + ", ".join(f"a{k}" for k in range(n)) + ";")
-    e(".reg .u32 " + ", ".join(f"b{k}" for k in range(n)) + ";")
-    e(".reg .u32 " + ", ".join(f"m{k}" for k in range(n)) + ";")
-    e(".reg .u32 " + ", ".join(f"x{k}" for k in range(n)) + ";")
-    e(".reg .u32 " + ", ".join(f"y{k}" for k in range(n)) + ";")
-    e(".reg .u32 " + ", ".join(f"d{k}" for k in range(n)) + ", q, br;")
+    for x in srcs + ["m", "x", "y"]:
+        e(".reg .u32 " + ", ".join(f"{x}{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"d{k}" for k in range(n)) + ", q, br;" if pairs == 1 else
+      ".reg .u32 " + ", ".join(f"s{k}" for k in range(n)) + ", q, br;")
     e(".reg .pred p;")
     for k in range(N):
-        e(f"mov.b64 {{a{2*k}, a{2*k+1}}}, %{N + k};")
-        e(f"mov.b64 {{b{2*k}, b{2*k+1}}}, %{2*N + k};")
-        e(f"mov.b64 {{m{2*k}, m{2*k+1}}}, %{3*N + k};")
-    inv = f"%{4*N}"
+        for idx, x in enumerate(srcs + ["m"]):
+            e(f"mov.b64 {{{x}{2*k}, {x}{2*k+1}}}, %{(idx + 1) * N + k};")
+    inv = f"%{(len(srcs) + 2) * N}"
+    out = "d" if pairs == 1 else "s"  # the result words (d is an operand name when pairs == 2)
     X = [f"x{k}" for k in range(n)]
     Y = [f"y{k}" for k in range(n)]
 
@@ -150,6 +155,10 @@ def gen_eo_lines(N):
             madc_n_rshift(od, "a", 1, bi)
             cmad_n(ev, "a", 0, bi)
             e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
+        if pairs == 2:
+            cmad_n(od, "c", 1, f"d{i}")
+            cmad_n(ev, "c", 0, f"d{i}")
+            e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
         e(f"mul.lo.u32 q, {ev[0]}, {inv};")
         cmad_n(od, "m", 1, "q")
         cmad_n(ev, "m", 0, "q")
@@ -162,19 +171,37 @@ def gen_eo_lines(N):
     e(f"addc.u32 {ev[n-1]}, {ev[n-1]}, 0;")
     for k in range(n):
         op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
-        e(f"{op} d{k}, {ev[k]}, m{k};")
+        e(f"{op} {out}{k}, {ev[k]}, m{k};")
     e("subc.u32 br, 0, 0;")
     e("setp.ne.u32 p, br, 0;")
     for k in range(n):
-        e(f"selp.b32 d{k}, {ev[k]}, d{k}, p;")
+        e(f"selp.b32 {out}{k}, {ev[k]}, {out}{k}, p;")
     for k in range(N):
-        e(f"mov.b64 %{k}, {{d{2*k}, d{2*k+1}}};")
+        e(f"mov.b64 %{k}, {{{out}{2*k}, {out}{2*k+1}}};")
     e("}")
     return L
 
 
 def gen_eo(N):
     return mul_struct("MontMulEoPtx", N, gen_eo_lines(N))
+
+
+def gen_eo2(N):
+    """MontMul2EoPtx<N>::mul2(r, a, b, c, d, m, inv): r = (a b + c d) / R mod M, one reduction."""
+    body = "\n".join(f'      "{line}\\n\\t"' for line in gen_eo_lines(N, pairs=2))
+    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
+    ins = ", ".join([f'"l"({x}[{k}])' for x in "abcdm" for k in range(N)] + ['"r"(inv)'])
+    return f"""template <>
+struct MontMul2EoPtx<{N}> {{
+  static __device__ __forceinline__ void mul2(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* c,
+                                              const uint64_t* d, const uint64_t* m, uint32_t inv) {{
+    asm(
+{body}
+      : {outs}
+      : {ins});
+  }}
+}};
+"""
 
 
 def gen_addsub(N):
@@ -261,12 +288,16 @@ struct AddSubPtx;
 // The even/odd-accumulator variant of MontMulPtx (gen_eo_lines), for Fr (4) and Fp (6).
 template <size_t N>
 struct MontMulEoPtx;
+// (a b + c d) / R mod M with one reduction (gen_eo_lines with pairs=2), for Fp (6).
+template <size_t N>
+struct MontMul2EoPtx;
 
 """)
 print(gen(4))
 print(gen(6))
 print(gen_eo(4))
 print(gen_eo(6))
+print(gen_eo2(6))
 print(gen_addsub(4))
 print(gen_addsub(6))
 print("}  // namespace cuzk::ff::ptx\n// clang-format on")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Simulates the generated PTX Montgomery products (scripts/gen_mont_mul_ptx.py: MontMulPtx<N>
-and the even/odd MontMulEoPtx<N>) instruction by instruction, with the carry flag, against
+"""Simulates the generated PTX Montgomery products (scripts/gen_mont_mul_ptx.py: MontMulPtx<N>,
+the even/odd MontMulEoPtx<N> and the two-product MontMul2EoPtx<N>) instruction by instruction, with the carry flag, against
 big-integer Montgomery products: random and edge inputs; reports mismatches and any carry a
 chain would drop or any non-.cc add that overflows. Run: python3 ptx_sim.py [fr|fp] (fr: 4
 limbs, the default; fp: BLS12-381's base field, 6 limbs).
@@ -19,7 +19,8 @@ FIELDS = {
     'fp': (6, 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab),
 }
 N, R_MOD = FIELDS[sys.argv[1] if len(sys.argv) > 1 else 'fr']
-def run(lines, a, b, m, inv, strict=True):
+def run(lines, inputs, inv):
+    """inputs: the 64-bit limb lists after the result operands (a, b[, c, d], m)."""
     regs = {}
     cc = None  # None: undefined
     def val(x):
@@ -28,7 +29,7 @@ def run(lines, a, b, m, inv, strict=True):
         if x.startswith('%'):
             k = int(x[1:]); return ops[k]
         return regs[x]
-    ops = [None]*N + a + b + m + [inv]
+    ops = [None]*N + [v for limbs in inputs for v in limbs] + [inv]
     out = [None]*N
     events = []
     for ln in lines:
@@ -105,10 +106,25 @@ bad = 0; evs = set()
 for which, L in (('eo', lines), ('old', old_lines)):
     bad = 0; evs = set()
     for x, y in cases:
-        out, ev = run(L, limbs64(x), limbs64(y), m, inv32)
+        out, ev = run(L, [limbs64(x), limbs64(y), m], inv32)
         want = x * y * Rinv % R_MOD
         if from64(out) != want: bad += 1
         evs.update(ev)
     print(which, 'mismatches', bad, 'of', len(cases), 'events', list(evs)[:5])
+# the sum of two products with one reduction (MontMul2EoPtx): (a b + c d) / R
+lines2 = g.gen_eo_lines(N, pairs=2)
+top = R_MOD - 1
+cases2 = [(top, top, top, top), (0, 0, 0, 0), (top, top, 0, 0), (0, 0, top, top), (1, top, top, 1)]
+for _ in range(3000):
+    cases2.append(tuple(random.randrange(R_MOD) for _ in range(4)))
+for _ in range(2000):
+    cases2.append(tuple(R_MOD - 1 - random.randrange(1 << 64) for _ in range(4)))
+bad = 0; evs = set()
+for a_, b_, c_, d_ in cases2:
+    out, ev = run(lines2, [limbs64(a_), limbs64(b_), limbs64(c_), limbs64(d_), m], inv32)
+    if from64(out) != (a_ * b_ + c_ * d_) * Rinv % R_MOD: bad += 1
+    evs.update(ev)
+print('eo2 (a b + c d)', 'mismatches', bad, 'of', len(cases2), 'events', list(evs)[:5])
+print('eo2 instr', sum(1 for l in lines2 if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 print('eo instr', sum(1 for l in lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 print('old instr', sum(1 for l in old_lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))

@@ -174,6 +174,25 @@ class MontField {
     return MontField{mont_mul(a.mont, b.mont)};
   }
   CUZK_HD constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
+  // a b + c d. On the device for Fp, one Montgomery reduction for both products
+  // (MontMul2EoPtx: 960 instructions instead of 2 x 660 and an addition); the same fully
+  // reduced value as a * b + c * d, which every other field and the host compute.
+  CUZK_FORCE_INLINE CUZK_HD static constexpr MontField sum_of_products(const MontField& a, const MontField& b,
+                                                                       const MontField& c, const MontField& d) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 6) {
+      if (!std::is_constant_evaluated()) {
+        constexpr Limbs m = Consts::M;
+        static_assert((m.limb[N - 1] >> 62) == 0, "the two-product form needs two spare top bits in M");
+        MontField r;
+        ptx::MontMul2EoPtx<N>::mul2(r.mont.limb, a.mont.limb, b.mont.limb, c.mont.limb, d.mont.limb, m.limb,
+                                    uint32_t(Consts::INV));
+        return r;
+      }
+    }
+#endif
+    return a * b + c * d;
+  }
   // With the mulx/adx kernel a plain product beats the portable dedicated squaring.
   CUZK_FORCE_INLINE CUZK_HD constexpr MontField sqr() const {
 #if defined(CUZK_HAVE_MONT_MUL_ADX) || defined(__CUDA_ARCH__)

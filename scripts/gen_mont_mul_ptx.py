@@ -182,8 +182,151 @@ def gen_eo_lines(N, pairs=1):
     return L
 
 
+def gen_sqr_lines(N):
+    """Montgomery squaring a^2 / R mod M (operands r, a, m, inv), separated operand scanning:
+    the cross products a[i] a[j], i < j, once each into two 2n-word accumulators (row i's
+    products with j - i odd start at an odd word, those with j - i even at an even word, so
+    each row is two carry chains whose carries run up to the accumulator's first unwritten
+    word); T = 2 (sum of both) + the squares a[i]^2; then T's low half is reduced with the even/
+    odd rows of gen_eo_lines without the a b[i] products (the carry of each row's first
+    addition feeds the odd chain, the word shift is a renaming), and T's high half is added:
+    a^2 / R = T_hi + REDC(T_lo), below M + M, one conditional subtraction as in the product.
+    132 + 24 multiply-adds for T instead of 288."""
+    n = 2 * N
+    L = []
+    e = L.append
+    e("{")
+    e(".reg .u32 " + ", ".join(f"a{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"m{k}" for k in range(n)) + ";")
+    e(".reg .u32 " + ", ".join(f"u{k}" for k in range(2 * n)) + ";")  # odd-start cross products, then T
+    e(".reg .u32 " + ", ".join(f"v{k}" for k in range(2 * n)) + ";")  # even-start cross products
+    e(".reg .u32 " + ", ".join(f"y{k}" for k in range(n)) + ", z0, z1;")
+    e(".reg .u32 " + ", ".join(f"d{k}" for k in range(n)) + ", q, br;")
+    e(".reg .pred p;")
+    for k in range(N):
+        e(f"mov.b64 {{a{2*k}, a{2*k+1}}}, %{N + k};")
+        e(f"mov.b64 {{m{2*k}, m{2*k+1}}}, %{2*N + k};")
+    inv = f"%{3*N}"
+    U = [f"u{k}" for k in range(2 * n)]
+    V = [f"v{k}" for k in range(2 * n)]
+    written = {"u": 0, "v": 0}  # words [0, written) of each accumulator hold values; above: unset
+
+    def addend(acc, w):
+        return acc[w] if w < written[acc[0][0]] else "0"
+
+    def chain(acc, i, js):  # acc += sum_j a[i] a[j] 2^(32(i+j)), j in js (same parity)
+        key = acc[0][0]  # "u" or "v"
+        for k, j in enumerate(js):
+            w = i + j
+            op = "mad.lo.cc.u32" if k == 0 else "madc.lo.cc.u32"
+            e(f"{op} {acc[w]}, a{i}, a{j}, {addend(acc, w)};")
+            e(f"madc.hi.cc.u32 {acc[w+1]}, a{i}, a{j}, {addend(acc, w+1)};")
+        top = i + js[-1] + 2  # the carry runs up to the first unwritten word
+        while top < written[key]:
+            e(f"addc.cc.u32 {acc[top]}, {acc[top]}, 0;")
+            top += 1
+        e(f"addc.u32 {acc[top]}, 0, 0;")
+        written[key] = max(written[key], top + 1)
+
+    # Row i's chains start at words 2i + 1 and 2i + 2, so U's word 0 and V's words 0 and 1 are
+    # never written (zero below); every other word is written before it is read.
+    for i in range(n - 1):
+        chain(U, i, list(range(i + 1, n, 2)))
+        if i + 2 < n:
+            chain(V, i, list(range(i + 2, n, 2)))
+    # T = U + V over 2n words
+    e(f"mov.u32 {U[0]}, 0;")
+    e(f"add.cc.u32 {U[1]}, {U[1]}, 0;")  # starts the chain (V[1] is zero)
+    for k in range(2, 2 * n):
+        have_u = k < written["u"]
+        have_v = k < written["v"]
+        op = "addc.cc.u32" if k < 2 * n - 1 else "addc.u32"
+        if have_u and have_v:
+            e(f"{op} {U[k]}, {U[k]}, {V[k]};")
+        elif have_u:
+            e(f"{op} {U[k]}, {U[k]}, 0;")
+        elif have_v:
+            e(f"{op} {U[k]}, {V[k]}, 0;")
+        else:
+            e(f"{op} {U[k]}, 0, 0;")
+    # T = 2 (U + V) + sum a[i]^2 2^(64 i)
+    for k in range(2 * n):
+        op = "add.cc.u32" if k == 0 else ("addc.u32" if k == 2 * n - 1 else "addc.cc.u32")
+        e(f"{op} {U[k]}, {U[k]}, {U[k]};")
+    for i in range(n):
+        op = "mad.lo.cc.u32" if i == 0 else "madc.lo.cc.u32"
+        e(f"{op} {U[2*i]}, a{i}, a{i}, {U[2*i]};")
+        op = "madc.hi.cc.u32" if i < n - 1 else "madc.hi.u32"
+        e(f"{op} {U[2*i+1]}, a{i}, a{i}, {U[2*i+1]};")
+    # REDC(T_lo): ev holds T_lo, od (one word up) starts at zero
+    ev = U[:n]
+    od = [f"y{k}" for k in range(n)]
+    spare = ["z0", "z1"]
+    for k in range(n):
+        e(f"mov.u32 {od[k]}, 0;")
+    for i in range(n):
+        if i > 0:
+            e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
+            # od <- od[2..] and two zero words (renaming); the pending carry enters od's chain
+            freed = od[:2]
+            od = od[2:] + spare
+            spare = freed
+            e(f"mov.u32 {od[n-2]}, 0;")
+            e(f"mov.u32 {od[n-1]}, 0;")
+        e(f"mul.lo.u32 q, {ev[0]}, {inv};")
+        for j in range(0, n, 2):
+            if j == 0:
+                op = "madc.lo.cc.u32" if i > 0 else "mad.lo.cc.u32"
+            else:
+                op = "madc.lo.cc.u32"
+            e(f"{op} {od[j]}, m{j+1}, q, {od[j]};")
+            e(f"madc.hi.cc.u32 {od[j+1]}, m{j+1}, q, {od[j+1]};")
+        for j in range(0, n, 2):
+            op = "mad.lo.cc.u32" if j == 0 else "madc.lo.cc.u32"
+            e(f"{op} {ev[j]}, m{j}, q, {ev[j]};")
+            e(f"madc.hi.cc.u32 {ev[j+1]}, m{j}, q, {ev[j+1]};")
+        e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
+        ev, od = od, ev
+    # merge: ev[0..n-2] += od[1..n-1], then + T_hi
+    e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
+    for k in range(1, n - 1):
+        e(f"addc.cc.u32 {ev[k]}, {ev[k]}, {od[k+1]};")
+    e(f"addc.u32 {ev[n-1]}, {ev[n-1]}, 0;")
+    for k in range(n):
+        op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
+        e(f"{op} {ev[k]}, {ev[k]}, {U[n+k]};")
+    for k in range(n):
+        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
+        e(f"{op} d{k}, {ev[k]}, m{k};")
+    e("subc.u32 br, 0, 0;")
+    e("setp.ne.u32 p, br, 0;")
+    for k in range(n):
+        e(f"selp.b32 d{k}, {ev[k]}, d{k}, p;")
+    for k in range(N):
+        e(f"mov.b64 %{k}, {{d{2*k}, d{2*k+1}}};")
+    e("}")
+    return L
+
+
 def gen_eo(N):
     return mul_struct("MontMulEoPtx", N, gen_eo_lines(N))
+
+
+def gen_sqr(N):
+    """MontSqrPtx<N>::sqr(r, a, m, inv): r = a^2 / R mod M."""
+    body = "\n".join(f'      "{line}\\n\\t"' for line in gen_sqr_lines(N))
+    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
+    ins = ", ".join([f'"l"({x}[{k}])' for x in "am" for k in range(N)] + ['"r"(inv)'])
+    return f"""template <>
+struct MontSqrPtx<{N}> {{
+  static __device__ __forceinline__ void sqr(uint64_t* r, const uint64_t* a, const uint64_t* m, uint32_t inv) {{
+    asm(
+{body}
+      : {outs}
+      : {ins});
+  }}
+}};
+"""
 
 
 def gen_eo2(N):
@@ -291,6 +434,9 @@ struct MontMulEoPtx;
 // (a b + c d) / R mod M with one reduction (gen_eo_lines with pairs=2), for Fp (6).
 template <size_t N>
 struct MontMul2EoPtx;
+// a^2 / R mod M with each cross product once (gen_sqr_lines), for Fp (6).
+template <size_t N>
+struct MontSqrPtx;
 
 """)
 print(gen(4))
@@ -298,6 +444,7 @@ print(gen(6))
 print(gen_eo(4))
 print(gen_eo(6))
 print(gen_eo2(6))
+print(gen_sqr(6))
 print(gen_addsub(4))
 print(gen_addsub(6))
 print("}  // namespace cuzk::ff::ptx\n// clang-format on")

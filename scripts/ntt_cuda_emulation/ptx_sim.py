@@ -126,5 +126,17 @@ for a_, b_, c_, d_ in cases2:
     evs.update(ev)
 print('eo2 (a b + c d)', 'mismatches', bad, 'of', len(cases2), 'events', list(evs)[:5])
 print('eo2 instr', sum(1 for l in lines2 if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
+# the squaring (MontSqrPtx): a^2 / R
+lines_sq = g.gen_sqr_lines(N)
+bad = 0; evs = set()
+sq_cases = [x for x, _ in cases] + [y for _, y in cases] + [R_MOD - 1, 0, 1, 2, (1 << (32 * 2 * N - 3)) % R_MOD]
+for a_ in sq_cases:
+    out, ev = run(lines_sq, [limbs64(a_), m], inv32)
+    if from64(out) != a_ * a_ * Rinv % R_MOD: bad += 1
+    evs.update(ev)
+print('sqr', 'mismatches', bad, 'of', len(sq_cases), 'events', list(evs)[:5])
+print('sqr instr', sum(1 for l in lines_sq if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))),
+      'multiply-adds', sum(1 for l in lines_sq if l.split('.')[0] in ('mad', 'madc', 'mul')),
+      'against', sum(1 for l in lines if l.split('.')[0] in ('mad', 'madc', 'mul')))
 print('eo instr', sum(1 for l in lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 print('old instr', sum(1 for l in old_lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))

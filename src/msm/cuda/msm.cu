@@ -191,12 +191,17 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
 // One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
 // precomputed copies, sets = windows) gives key = u * buckets + |digit| - 1 and value =
 // (t stride + base) << 1 | sign, base t of the copies. With split_ones, a scalar 1 gives the single
-// pair (ones_key, base) and a scalar 0 none. Pairs are appended at counters[3] (warp-aggregated).
+// pair (ones_key, base) and a scalar 0 none. Each warp reserves its pairs at counters[3] once and
+// writes them window by window, the lanes with a digit in that window at consecutive positions
+// (a ballot's rank), so every store is coalesced; the sort after it makes the order irrelevant.
+// (Writing each scalar's pairs together took 4.2 ms at 2^24 with 12 windows on the H200: stores
+// 48 bytes apart across the warp.)
 __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
                            unsigned sets, uint32_t stride, bool split_ones, uint32_t* keys, uint32_t* vals,
                            unsigned long long* counters) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1;  // lanes before this one
   const uint32_t buckets = uint32_t(1) << (c - 1);
   const uint32_t ones_key = sets * buckets;
   BigInt<4> k = BigInt<4>::zero();
@@ -208,33 +213,32 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
     is_one = split_ones && k == BigInt<4>::from_u64(1);
     if (is_one) {
       n = 1;
+      k = BigInt<4>::zero();  // no digits
     } else if (!k.is_zero()) {
       for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
     }
   }
-  unsigned incl = n;
-  for (unsigned off = 1; off < 32; off <<= 1) {
-    const unsigned t = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += t;
-  }
+  const unsigned total = __reduce_add_sync(0xffffffffu, n);
+  if (total == 0) return;  // the whole warp: no pairs
   unsigned long long start = 0;
-  if (lane == 31 && incl) start = atomicAdd(&counters[3], (unsigned long long)incl);
-  start = __shfl_sync(0xffffffffu, start, 31);
-  if (!n) return;
-  size_t pos = size_t(start) + incl - n;
+  if (lane == 0) start = atomicAdd(&counters[3], (unsigned long long)total);
+  size_t pos = size_t(__shfl_sync(0xffffffffu, start, 0));
   const uint32_t v = uint32_t(base) << 1;
+  const unsigned ones = __ballot_sync(0xffffffffu, is_one);
   if (is_one) {
-    keys[pos] = ones_key;
-    vals[pos] = v;
-    return;
+    keys[pos + __popc(ones & below)] = ones_key;
+    vals[pos + __popc(ones & below)] = v;
   }
+  pos += __popc(ones);
   for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
     const int d = booth_digit(k, w, c);
+    const unsigned with = __ballot_sync(0xffffffffu, d != 0);
     if (d != 0) {
-      keys[pos] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
-      vals[pos] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
-      pos++;
+      const size_t at = pos + __popc(with & below);
+      keys[at] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
+      vals[at] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
     }
+    pos += __popc(with);
     if (++u == sets) {
       u = 0;
       t++;
@@ -474,7 +478,6 @@ class Phases {
 // Pairs per slice of the sorted array at level 0: long enough to amortise the boundary partials,
 // short enough to give the card about 2^18 threads.
 unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >> 18, 8, 256)); }
-constexpr unsigned kUpperSlice = 32;  // partials per thread at the higher levels
 // Buckets per thread and level in the window reduction, and segment sums per thread when
 // combining them (powers of two; CUZK_GPU_MSM_SEGMENT and CUZK_GPU_MSM_GROUP override them, for
 // measurements). Groups of 2: the shortest dependent chains (on the H200 the reduction took 16.3
@@ -485,6 +488,13 @@ unsigned tunable(const char* name, unsigned fallback) {
   if (!e) return fallback;
   const unsigned v = unsigned(std::atoi(e));
   return v >= 2 && v <= 256 && std::has_single_bit(v) ? v : fallback;
+}
+// Partials per thread at the levels above 0 (CUZK_GPU_MSM_UPPER_SLICE overrides it, for
+// measurements). At least 4, so that each level at least halves the partials (a slice leaves
+// at most 2) even when one bucket spans everything.
+unsigned upper_slice() {
+  static const unsigned v = std::max(4u, tunable("CUZK_GPU_MSM_UPPER_SLICE", 32));
+  return v;
 }
 unsigned reduce_segment() {
   static const unsigned v = tunable("CUZK_GPU_MSM_SEGMENT", 16);
@@ -751,7 +761,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
       compact<Curve><<<blocks_for(slots), kThreads, 0, stream>>>(flags, positions, slots, slot_keys, slot_vals,
                                                                  part_keys, part_vals);
       check_launch("compact");
-      L = kUpperSlice;
+      L = upper_slice();
       slices = (partials + L - 1) / L;
       accumulate<Curve><<<blocks_for(slices), kThreads, 0, stream>>>(part_keys, XyzzTerms<Curve>{part_vals}, partials,
                                                                      L, buckets, slot_keys, slot_vals, flags);

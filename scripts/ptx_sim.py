@@ -2,8 +2,9 @@
 """Simulates the generated PTX Montgomery products (scripts/gen_mont_mul_ptx.py: MontMulPtx<N>,
 the even/odd MontMulEoPtx<N> and the two-product MontMul2EoPtx<N>) instruction by instruction, with the carry flag, against
 big-integer Montgomery products: random and edge inputs; reports mismatches and any carry a
-chain would drop or any non-.cc add that overflows. Run: python3 ptx_sim.py [fr|fp] (fr: 4
-limbs, the default; fp: BLS12-381's base field, 6 limbs).
+chain would drop or any non-.cc add that overflows. Run: python3 scripts/ptx_sim.py [fr|fp]
+(fr: 4 limbs, the default; fp: BLS12-381's base field, 6 limbs). Exits 1 on any mismatch or
+event (the CTest ptx_sim_fr / ptx_sim_fp).
 """
 import contextlib
 import importlib.util
@@ -88,7 +89,7 @@ m = limbs64(R_MOD)
 inv32 = (-pow(R_MOD, -1, 1 << 32)) % (1 << 32)
 Rinv = pow(1 << (64*N), -1, R_MOD)
 # also validate the simulator on the existing generator
-spec = importlib.util.spec_from_file_location('g', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'gen_mont_mul_ptx.py'))
+spec = importlib.util.spec_from_file_location('g', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'gen_mont_mul_ptx.py'))
 g = importlib.util.module_from_spec(spec)
 with contextlib.redirect_stdout(io.StringIO()): spec.loader.exec_module(g)
 old_src = g.gen(N)
@@ -102,6 +103,7 @@ for _ in range(3000):
 for _ in range(2000):
     x = R_MOD - 1 - random.randrange(1 << 64); y = R_MOD - 1 - random.randrange(1 << (R_MOD.bit_length() - 56))
     cases.append((x, y))
+failures = 0  # mismatches and events over all routines: the exit status
 bad = 0; evs = set()
 for which, L in (('eo', lines), ('old', old_lines)):
     bad = 0; evs = set()
@@ -111,6 +113,7 @@ for which, L in (('eo', lines), ('old', old_lines)):
         if from64(out) != want: bad += 1
         evs.update(ev)
     print(which, 'mismatches', bad, 'of', len(cases), 'events', list(evs)[:5])
+    failures += bad + len(evs)
 # the sum of two products with one reduction (MontMul2EoPtx): (a b + c d) / R
 lines2 = g.gen_eo_lines(N, pairs=2)
 top = R_MOD - 1
@@ -128,6 +131,7 @@ for a_, b_, c_, d_ in cases2:
     if from64(out) != (a_ * b_ + c_ * d_) * Rinv % R_MOD: bad += 1
     evs.update(ev)
 print('eo2 (a b + c d)', 'mismatches', bad, 'of', len(cases2), 'events', list(evs)[:5])
+failures += bad + len(evs)
 print('eo2 instr', sum(1 for l in lines2 if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 # the squaring (MontSqrPtx): a^2 / R
 lines_sq = g.gen_sqr_lines(N)
@@ -138,8 +142,18 @@ for a_ in sq_cases:
     if from64(out) != a_ * a_ * Rinv % R_MOD: bad += 1
     evs.update(ev)
 print('sqr', 'mismatches', bad, 'of', len(sq_cases), 'events', list(evs)[:5])
+failures += bad + len(evs)
 print('sqr instr', sum(1 for l in lines_sq if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))),
       'multiply-adds', sum(1 for l in lines_sq if l.split('.')[0] in ('mad', 'madc', 'mul')),
       'against', sum(1 for l in lines if l.split('.')[0] in ('mad', 'madc', 'mul')))
 print('eo instr', sum(1 for l in lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 print('old instr', sum(1 for l in old_lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
+# The generated header must be what the generator prints now.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src', 'ff', 'cuda', 'mont_mul_ptx.hpp')) as f:
+    current = f.read()
+printed = io.StringIO()
+with contextlib.redirect_stdout(printed): spec.loader.exec_module(importlib.util.module_from_spec(spec))
+if printed.getvalue() != current:
+    print('src/ff/cuda/mont_mul_ptx.hpp differs from what scripts/gen_mont_mul_ptx.py prints: regenerate it')
+    failures += 1
+sys.exit(1 if failures else 0)

@@ -17,16 +17,6 @@
 
 namespace cuzk::ec {
 
-// a b + c d, with the field's single-reduction form where it has one (Fp on the device).
-template <class F>
-CUZK_HD constexpr F sum_of_products(const F& a, const F& b, const F& c, const F& d) {
-  if constexpr (requires { F::sum_of_products(a, b, c, d); }) {
-    return F::sum_of_products(a, b, c, d);
-  } else {
-    return a * b + c * d;
-  }
-}
-
 template <class Curve>
 struct AffinePoint {
   using Field = typename Curve::Field;
@@ -180,7 +170,7 @@ struct XyzzPoint {
     Field Xs = X.sqr();
     Field M = Xs.dbl() + Xs;
     Field X3 = M.sqr() - S.dbl();
-    Field Y3 = sum_of_products(M, S - X3, -W, Y);  // M (S - X3) - W Y
+    Field Y3 = Field::sum_of_products(M, S - X3, -W, Y);  // M (S - X3) - W Y
     return {X3, Y3, V * ZZ, W * ZZZ};
   }
 
@@ -197,7 +187,7 @@ struct XyzzPoint {
     Field PPP = P * PP;
     Field Q = U1 * PP;
     Field X3 = R.sqr() - PPP - Q.dbl();
-    Field Y3 = sum_of_products(R, Q - X3, -S1, PPP);  // R (Q - X3) - S1 PPP
+    Field Y3 = Field::sum_of_products(R, Q - X3, -S1, PPP);  // R (Q - X3) - S1 PPP
     return {X3, Y3, p.ZZ * q.ZZ * PP, p.ZZZ * q.ZZZ * PPP};
   }
 
@@ -214,7 +204,7 @@ struct XyzzPoint {
     Field PPP = P * PP;
     Field Q = X * PP;
     Field X3 = R.sqr() - PPP - Q.dbl();
-    Field Y3 = sum_of_products(R, Q - X3, -Y, PPP);  // R (Q - X3) - Y PPP
+    Field Y3 = Field::sum_of_products(R, Q - X3, -Y, PPP);  // R (Q - X3) - Y PPP
     return {X3, Y3, ZZ * PP, ZZZ * PPP};
   }
   CUZK_HD constexpr XyzzPoint& operator+=(const XyzzPoint& q) { return *this = *this + q; }

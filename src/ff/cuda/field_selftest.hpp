@@ -15,8 +15,13 @@ namespace cuzk::ff::cuda {
 // driver is missing.
 int device_count(std::string* why = nullptr);
 
-// For each i: out[4i + 0] = a[i] * b[i], out[4i + 1] = a[i] + b[i], out[4i + 2] = a[i] - b[i],
-// out[4i + 3] = a[i]^2, computed on device 0. Throws std::runtime_error with the CUDA error text.
+// Results per input pair in the self-test's output.
+inline constexpr size_t kFieldOps = 5;
+
+// For each i, with k = kFieldOps: out[k i + 0] = a[i] * b[i], out[k i + 1] = a[i] + b[i],
+// out[k i + 2] = a[i] - b[i], out[k i + 3] = a[i]^2, out[k i + 4] = a[i] b[i] + (a[i] + b[i])
+// (a[i] - b[i]) by sum_of_products, computed on device 0. Throws std::runtime_error with the
+// CUDA error text.
 std::vector<Fp> fp_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b);
 std::vector<Fr> fr_ops_on_device(const std::vector<Fr>& a, const std::vector<Fr>& b);
 std::vector<Fp2> fp2_ops_on_device(const std::vector<Fp2>& a, const std::vector<Fp2>& b);

@@ -77,16 +77,16 @@ def gen(N):
     return mul_struct("MontMulPtx", N, L)
 
 
-def mul_struct(name, N, lines):
-    """The specialisation name<N> whose mul(r, a, b, m, inv) is the asm block of lines."""
+def asm_struct(name, N, method, operands, lines):
+    """The specialisation name<N> with one static device function method(r, <operands>, inv)
+    whose body is the asm block of lines: r and every operand are N 64-bit limbs."""
     body = "\n".join(f'      "{line}\\n\\t"' for line in lines)
+    params = ", ".join(["uint64_t* r"] + [f"const uint64_t* {x}" for x in operands] + ["uint32_t inv"])
     outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
-    ins = ", ".join([f'"l"(a[{k}])' for k in range(N)] + [f'"l"(b[{k}])' for k in range(N)] +
-                    [f'"l"(m[{k}])' for k in range(N)] + ['"r"(inv)'])
+    ins = ", ".join([f'"l"({x}[{k}])' for x in operands for k in range(N)] + ['"r"(inv)'])
     return f"""template <>
 struct {name}<{N}> {{
-  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
-                                             uint32_t inv) {{
+  static __device__ __forceinline__ void {method}({params}) {{
     asm(
 {body}
       : {outs}
@@ -94,6 +94,36 @@ struct {name}<{N}> {{
   }}
 }};
 """
+
+
+def mul_struct(name, N, lines):
+    """The specialisation name<N> whose mul(r, a, b, m, inv) is the asm block of lines."""
+    return asm_struct(name, N, "mul", "abm", lines)
+
+
+def merge_reduce_store(e, N, ev, od, out, plus=None):
+    """The even/odd forms' tail: ev[0..n-2] += od[1..n-1] (od is one word up), then + the words
+    plus if given, then M subtracted once unless that borrows (the value is below 2M), and the
+    n words of out written to the N 64-bit results %0..%(N-1)."""
+    n = 2 * N
+    e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
+    for k in range(1, n - 1):
+        e(f"addc.cc.u32 {ev[k]}, {ev[k]}, {od[k+1]};")
+    e(f"addc.u32 {ev[n-1]}, {ev[n-1]}, 0;")
+    if plus:
+        for k in range(n):
+            op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
+            e(f"{op} {ev[k]}, {ev[k]}, {plus[k]};")
+    for k in range(n):
+        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
+        e(f"{op} {out}{k}, {ev[k]}, m{k};")
+    e("subc.u32 br, 0, 0;")
+    e("setp.ne.u32 p, br, 0;")
+    for k in range(n):
+        e(f"selp.b32 {out}{k}, {ev[k]}, {out}{k}, p;")
+    for k in range(N):
+        e(f"mov.b64 %{k}, {{{out}{2*k}, {out}{2*k+1}}};")
+    e("}")
 
 
 def gen_eo_lines(N, pairs=1):
@@ -164,21 +194,8 @@ def gen_eo_lines(N, pairs=1):
         cmad_n(ev, "m", 0, "q")
         e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
         ev, od = od, ev
-    # after n rows (n even) ev is X again: X[0..n-2] += Y[1..n-1]
-    e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
-    for k in range(1, n - 1):
-        e(f"addc.cc.u32 {ev[k]}, {ev[k]}, {od[k+1]};")
-    e(f"addc.u32 {ev[n-1]}, {ev[n-1]}, 0;")
-    for k in range(n):
-        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
-        e(f"{op} {out}{k}, {ev[k]}, m{k};")
-    e("subc.u32 br, 0, 0;")
-    e("setp.ne.u32 p, br, 0;")
-    for k in range(n):
-        e(f"selp.b32 {out}{k}, {ev[k]}, {out}{k}, p;")
-    for k in range(N):
-        e(f"mov.b64 %{k}, {{{out}{2*k}, {out}{2*k+1}}};")
-    e("}")
+    # after n rows (n even) ev is X again
+    merge_reduce_store(e, N, ev, od, out)
     return L
 
 
@@ -287,24 +304,7 @@ def gen_sqr_lines(N):
             e(f"madc.hi.cc.u32 {ev[j+1]}, m{j}, q, {ev[j+1]};")
         e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
         ev, od = od, ev
-    # merge: ev[0..n-2] += od[1..n-1], then + T_hi
-    e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
-    for k in range(1, n - 1):
-        e(f"addc.cc.u32 {ev[k]}, {ev[k]}, {od[k+1]};")
-    e(f"addc.u32 {ev[n-1]}, {ev[n-1]}, 0;")
-    for k in range(n):
-        op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
-        e(f"{op} {ev[k]}, {ev[k]}, {U[n+k]};")
-    for k in range(n):
-        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
-        e(f"{op} d{k}, {ev[k]}, m{k};")
-    e("subc.u32 br, 0, 0;")
-    e("setp.ne.u32 p, br, 0;")
-    for k in range(n):
-        e(f"selp.b32 d{k}, {ev[k]}, d{k}, p;")
-    for k in range(N):
-        e(f"mov.b64 %{k}, {{d{2*k}, d{2*k+1}}};")
-    e("}")
+    merge_reduce_store(e, N, ev, od, "d", plus=U[n:])  # + T_hi
     return L
 
 
@@ -314,37 +314,12 @@ def gen_eo(N):
 
 def gen_sqr(N):
     """MontSqrPtx<N>::sqr(r, a, m, inv): r = a^2 / R mod M."""
-    body = "\n".join(f'      "{line}\\n\\t"' for line in gen_sqr_lines(N))
-    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
-    ins = ", ".join([f'"l"({x}[{k}])' for x in "am" for k in range(N)] + ['"r"(inv)'])
-    return f"""template <>
-struct MontSqrPtx<{N}> {{
-  static __device__ __forceinline__ void sqr(uint64_t* r, const uint64_t* a, const uint64_t* m, uint32_t inv) {{
-    asm(
-{body}
-      : {outs}
-      : {ins});
-  }}
-}};
-"""
+    return asm_struct("MontSqrPtx", N, "sqr", "am", gen_sqr_lines(N))
 
 
 def gen_eo2(N):
     """MontMul2EoPtx<N>::mul2(r, a, b, c, d, m, inv): r = (a b + c d) / R mod M, one reduction."""
-    body = "\n".join(f'      "{line}\\n\\t"' for line in gen_eo_lines(N, pairs=2))
-    outs = ", ".join(f'"=l"(r[{k}])' for k in range(N))
-    ins = ", ".join([f'"l"({x}[{k}])' for x in "abcdm" for k in range(N)] + ['"r"(inv)'])
-    return f"""template <>
-struct MontMul2EoPtx<{N}> {{
-  static __device__ __forceinline__ void mul2(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* c,
-                                              const uint64_t* d, const uint64_t* m, uint32_t inv) {{
-    asm(
-{body}
-      : {outs}
-      : {ins});
-  }}
-}};
-"""
+    return asm_struct("MontMul2EoPtx", N, "mul2", "abcdm", gen_eo_lines(N, pairs=2))
 
 
 def gen_addsub(N):

@@ -27,8 +27,7 @@ struct MontSqrPtx;
 
 template <>
 struct MontMulPtx<4> {
-  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
-                                             uint32_t inv) {
+  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m, uint32_t inv) {
     asm(
       "{\n\t"
       ".reg .u32 a0, a1, a2, a3, a4, a5, a6, a7;\n\t"
@@ -376,8 +375,7 @@ struct MontMulPtx<4> {
 
 template <>
 struct MontMulPtx<6> {
-  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
-                                             uint32_t inv) {
+  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m, uint32_t inv) {
     asm(
       "{\n\t"
       ".reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;\n\t"
@@ -1081,8 +1079,7 @@ struct MontMulPtx<6> {
 
 template <>
 struct MontMulEoPtx<4> {
-  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
-                                             uint32_t inv) {
+  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m, uint32_t inv) {
     asm(
       "{\n\t"
       ".reg .u32 a0, a1, a2, a3, a4, a5, a6, a7;\n\t"
@@ -1428,8 +1425,7 @@ struct MontMulEoPtx<4> {
 
 template <>
 struct MontMulEoPtx<6> {
-  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m,
-                                             uint32_t inv) {
+  static __device__ __forceinline__ void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* m, uint32_t inv) {
     asm(
       "{\n\t"
       ".reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;\n\t"
@@ -2131,8 +2127,7 @@ struct MontMulEoPtx<6> {
 
 template <>
 struct MontMul2EoPtx<6> {
-  static __device__ __forceinline__ void mul2(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* c,
-                                              const uint64_t* d, const uint64_t* m, uint32_t inv) {
+  static __device__ __forceinline__ void mul2(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* c, const uint64_t* d, const uint64_t* m, uint32_t inv) {
     asm(
       "{\n\t"
       ".reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;\n\t"

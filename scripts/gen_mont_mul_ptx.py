@@ -17,9 +17,7 @@ Run: python3 scripts/gen_mont_mul_ptx.py > src/ff/cuda/mont_mul_ptx.hpp
 
 def gen(N):
     n = 2 * N
-    out_ops = [f"=l"] * N
-    # operand numbering: r[0..N-1], a[0..N-1], b[0..N-1], m[0..N-1], inv
-    r = [f"%{k}" for k in range(N)]
+    # operand numbering: r[0..N-1] (%0..), a[0..N-1], b[0..N-1], m[0..N-1], inv
     a = [f"%{N + k}" for k in range(N)]
     b = [f"%{2 * N + k}" for k in range(N)]
     m = [f"%{3 * N + k}" for k in range(N)]
@@ -63,18 +61,26 @@ def gen(N):
         # t[0] is now zero: it becomes the new top word
         t = t[1:] + [t[0]]
         e(f"mov.u32 {t[n]}, 0;")
-    # t < 2M: subtract M once unless that borrows
+    # t < 2M: subtract M once unless that borrows (t[n] is the top word)
+    subtract_once_and_store(e, N, t, "d", top=t[n])
+    return mul_struct("MontMulPtx", N, L)
+
+
+def subtract_once_and_store(e, N, src, out, top="0"):
+    """src (n words, with the word top above them) is below 2M: out = src - M unless that
+    borrows, else src; the n words of out go to the N 64-bit results %0..%(N-1); closes the
+    asm block."""
+    n = 2 * N
     for k in range(n):
         op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
-        e(f"{op} d{k}, {t[k]}, m{k};")
-    e(f"subc.u32 br, {t[n]}, 0;")
+        e(f"{op} {out}{k}, {src[k]}, m{k};")
+    e(f"subc.u32 br, {top}, 0;")
     e("setp.ne.u32 p, br, 0;")
     for k in range(n):
-        e(f"selp.b32 d{k}, {t[k]}, d{k}, p;")
+        e(f"selp.b32 {out}{k}, {src[k]}, {out}{k}, p;")
     for k in range(N):
-        e(f"mov.b64 {r[k]}, {{d{2*k}, d{2*k+1}}};")
+        e(f"mov.b64 %{k}, {{{out}{2*k}, {out}{2*k+1}}};")
     e("}")
-    return mul_struct("MontMulPtx", N, L)
 
 
 def asm_struct(name, N, method, operands, lines):
@@ -114,16 +120,7 @@ def merge_reduce_store(e, N, ev, od, out, plus=None):
         for k in range(n):
             op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
             e(f"{op} {ev[k]}, {ev[k]}, {plus[k]};")
-    for k in range(n):
-        op = "sub.cc.u32" if k == 0 else "subc.cc.u32"
-        e(f"{op} {out}{k}, {ev[k]}, m{k};")
-    e("subc.u32 br, 0, 0;")
-    e("setp.ne.u32 p, br, 0;")
-    for k in range(n):
-        e(f"selp.b32 {out}{k}, {ev[k]}, {out}{k}, p;")
-    for k in range(N):
-        e(f"mov.b64 %{k}, {{{out}{2*k}, {out}{2*k+1}}};")
-    e("}")
+    subtract_once_and_store(e, N, ev, out)
 
 
 def gen_eo_lines(N, pairs=1):

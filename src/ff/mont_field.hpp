@@ -175,9 +175,9 @@ class MontField {
   }
   CUZK_HD constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
   // a b + c d (every field has it; the curve formulas use it). On the device for Fp, one
-  // Montgomery reduction for both products
-  // (MontMul2EoPtx: 960 instructions instead of 2 x 660 and an addition); the same fully
-  // reduced value as a * b + c * d, which every other field and the host compute.
+  // Montgomery reduction for both products (MontMul2EoPtx: 960 instructions instead of 2 x 660
+  // and an addition); the same fully reduced value as a * b + c * d, which every other field
+  // and the host compute.
   CUZK_FORCE_INLINE CUZK_HD static constexpr MontField sum_of_products(const MontField& a, const MontField& b,
                                                                        const MontField& c, const MontField& d) {
 #if defined(__CUDA_ARCH__)

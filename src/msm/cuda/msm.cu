@@ -501,15 +501,15 @@ unsigned reduce_group() {
   return v;
 }
 
-// Level 0 loads the next pair's base before adding the current one (4% less accumulation time
-// on the H200 at 2^24 with the single-chain Fp product, although it takes 222 registers instead
-// of 166: 2 blocks of 128 per multiprocessor instead of 3). With today's Fp routines the 3 blocks
-// measured faster (CUZK_GPU_MSM_PREFETCH=0: accumulation 94.3 -> 93.1 ms plain, 81.1 -> 79.9 ms
-// precomputed at 2^24), but msm_gpu_test has not yet run with it off, so it stays on until it has.
+// CUZK_GPU_MSM_PREFETCH=1 makes level 0 load the next pair's base before adding the current one.
+// It took 4% off the accumulation with the single-chain Fp product, but needs 222 registers
+// instead of 166 (2 blocks of 128 per multiprocessor instead of 3); with today's Fp routines the 3
+// blocks are faster (H200, 2^24: accumulation 94.3 -> 93.1 ms plain, 81.1 -> 79.9 ms precomputed;
+// whole precomputed MSM 95.8 -> 94.3 ms), so it is off by default.
 bool prefetch_bases() {
   static const bool on = [] {
     const char* e = std::getenv("CUZK_GPU_MSM_PREFETCH");
-    return !e || std::string(e) != "0";
+    return e && std::string(e) == "1";
   }();
   return on;
 }

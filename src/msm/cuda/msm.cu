@@ -476,8 +476,16 @@ class Phases {
 // ---- host driver ------------------------------------------------------------------------------
 
 // Pairs per slice of the sorted array at level 0: long enough to amortise the boundary partials,
-// short enough to give the card about 2^18 threads.
-unsigned slice_length(size_t pairs) { return unsigned(std::clamp<size_t>(pairs >> 18, 8, 256)); }
+// short enough to give the card about 2^18 threads (at most `longest`), then shortened so that
+// the slices fill whole waves of the threads resident on the card: every thread adds about L
+// points, so a last wave that is half full costs as much as a full one (at 2^24 precomputed,
+// 15.5 waves of L = 256 on the H200).
+unsigned slice_length(size_t pairs, size_t resident_threads) {
+  const size_t longest = std::clamp<size_t>(pairs >> 18, 8, 256);
+  if (resident_threads == 0) return unsigned(longest);
+  const size_t waves = (pairs + resident_threads * longest - 1) / (resident_threads * longest);
+  return unsigned(std::clamp<size_t>((pairs + resident_threads * waves - 1) / (resident_threads * waves), 8, longest));
+}
 // Partials per thread at the levels above 0 (at least 4: each level at least halves the
 // partials). 4, 8 and 16 measured within ±0.5 ms of 32 at 2^20 and 2^24 on the H200.
 constexpr unsigned kUpperSlice = 32;
@@ -541,6 +549,24 @@ AffineSettings affine_settings() {
   return s;
 }
 constexpr size_t kAffineMemoryMargin = size_t(512) << 20;  // left free for the rest of the MSM
+
+// Threads of the level-0 accumulation that the current device runs at once.
+template <class Curve>
+size_t level0_resident_threads() {
+  int device = 0, sms = 0, blocks = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  if (prefetch_bases()) {
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate<Curve, AffineTerms<Curve>, true>,
+                                                        int(kThreads), 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  } else {
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate<Curve, AffineTerms<Curve>, false>,
+                                                        int(kThreads), 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  }
+  return size_t(sms) * size_t(blocks) * kThreads;
+}
 
 template <class Curve>
 ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
@@ -714,7 +740,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     }
 
     // Level 0 over the sorted pairs, then levels over the partials until none is left.
-    unsigned L = slice_length(entries);
+    unsigned L = slice_length(entries, level0_resident_threads<Curve>());
     size_t slices = (entries + L - 1) / L;
     const size_t max_slots = 2 * slices;
     uint32_t* slot_keys = ws.slot_keys.get<uint32_t>(max_slots);

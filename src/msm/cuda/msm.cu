@@ -226,8 +226,9 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
   const uint32_t v = uint32_t(base) << 1;
   const unsigned ones = __ballot_sync(0xffffffffu, is_one);
   if (is_one) {
-    keys[pos + __popc(ones & below)] = ones_key;
-    vals[pos + __popc(ones & below)] = v;
+    const size_t at = pos + __popc(ones & below);
+    keys[at] = ones_key;
+    vals[at] = v;
   }
   pos += __popc(ones);
   for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
@@ -556,15 +557,10 @@ size_t level0_resident_threads() {
   int device = 0, sms = 0, blocks = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  if (prefetch_bases()) {
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate<Curve, AffineTerms<Curve>, true>,
-                                                        int(kThreads), 0),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  } else {
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate<Curve, AffineTerms<Curve>, false>,
-                                                        int(kThreads), 0),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  }
+  const auto kernel =
+      prefetch_bases() ? accumulate<Curve, AffineTerms<Curve>, true> : accumulate<Curve, AffineTerms<Curve>, false>;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(kThreads), 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   return size_t(sms) * size_t(blocks) * kThreads;
 }
 

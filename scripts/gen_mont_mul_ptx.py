@@ -107,10 +107,11 @@ def mul_struct(name, N, lines):
     return asm_struct(name, N, "mul", "abm", lines)
 
 
-def merge_reduce_store(e, N, ev, od, out, plus=None):
+def merge_reduce_store(e, N, ev, od, out, plus=None, lazy=False):
     """The even/odd forms' tail: ev[0..n-2] += od[1..n-1] (od is one word up), then + the words
     plus if given, then M subtracted once unless that borrows (the value is below 2M), and the
-    n words of out written to the N 64-bit results %0..%(N-1)."""
+    n words of out written to the N 64-bit results %0..%(N-1). lazy: no subtraction, the value
+    (below 2M) is the result."""
     n = 2 * N
     e(f"add.cc.u32 {ev[0]}, {ev[0]}, {od[1]};")
     for k in range(1, n - 1):
@@ -120,10 +121,15 @@ def merge_reduce_store(e, N, ev, od, out, plus=None):
         for k in range(n):
             op = "add.cc.u32" if k == 0 else ("addc.u32" if k == n - 1 else "addc.cc.u32")
             e(f"{op} {ev[k]}, {ev[k]}, {plus[k]};")
+    if lazy:
+        for k in range(N):
+            e(f"mov.b64 %{k}, {{{ev[2*k]}, {ev[2*k+1]}}};")
+        e("}")
+        return
     subtract_once_and_store(e, N, ev, out)
 
 
-def gen_eo_lines(N, pairs=1):
+def gen_eo_lines(N, pairs=1, lazy=False):
     """Even/odd-accumulator CIOS (the scheme of sppark's mont_t): the products of the even and
     the odd words of a go to two accumulators, x and y (y one word up), which swap roles every
     row, so each row has two independent carry chains (a, b[i]) and (M, q) instead of one; they
@@ -134,7 +140,12 @@ def gen_eo_lines(N, pairs=1):
     r, a, b, c, d, m, inv): each row adds c d[i] to both accumulators before choosing q. With
     a, b, c, d < M < 2^(32n - 2) a row's value stays below 4M + 3 * 2^32 M < 2^(32(n + 1)), so
     no chain carries out, and the result (a b + c d + Q M) / R < M (1 + 2M / R) < 2M needs the
-    same single subtraction."""
+    same single subtraction.
+
+    lazy=True leaves out that subtraction: for operands below 2M (not only M) the result is below
+    2M whenever 4M < 2^(32n) (one product) or 8M < 2^(32n) (two), e.g. for Fp (M < 2^381), whose
+    rows stay below 2^(32(n + 1)) too (scripts/ptx_sim.py checks both with extreme operands).
+    The MSM's lazy Fp (ff/cuda/lazy_mont.hpp) keeps its values in [0, 2M) with these."""
     n = 2 * N
     srcs = ["a", "b"] + (["c", "d"] if pairs == 2 else [])
     L = []
@@ -192,11 +203,11 @@ def gen_eo_lines(N, pairs=1):
         e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
         ev, od = od, ev
     # after n rows (n even) ev is X again
-    merge_reduce_store(e, N, ev, od, out)
+    merge_reduce_store(e, N, ev, od, out, lazy=lazy)
     return L
 
 
-def gen_sqr_lines(N):
+def gen_sqr_lines(N, lazy=False):
     """Montgomery squaring a^2 / R mod M (operands r, a, m, inv), separated operand scanning:
     the cross products a[i] a[j], i < j, once each into two 2n-word accumulators (row i's
     products with j - i odd start at an odd word, those with j - i even at an even word, so
@@ -205,7 +216,8 @@ def gen_sqr_lines(N):
     odd rows of gen_eo_lines without the a b[i] products (the carry of each row's first
     addition feeds the odd chain, the word shift is a renaming), and T's high half is added:
     a^2 / R = T_hi + REDC(T_lo), below M + M, one conditional subtraction as in the product.
-    132 + 24 multiply-adds for T instead of 288."""
+    132 + 24 multiply-adds for T instead of 288. lazy=True: no final subtraction (as in
+    gen_eo_lines; for a < 2M, T_hi < 4M^2 / R and the result stays below 2M when 4M < R)."""
     n = 2 * N
     L = []
     e = L.append
@@ -301,7 +313,7 @@ def gen_sqr_lines(N):
             e(f"madc.hi.cc.u32 {ev[j+1]}, m{j}, q, {ev[j+1]};")
         e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
         ev, od = od, ev
-    merge_reduce_store(e, N, ev, od, "d", plus=U[n:])  # + T_hi
+    merge_reduce_store(e, N, ev, od, "d", plus=U[n:], lazy=lazy)  # + T_hi
     return L
 
 
@@ -317,6 +329,21 @@ def gen_sqr(N):
 def gen_eo2(N):
     """MontMul2EoPtx<N>::mul2(r, a, b, c, d, m, inv): r = (a b + c d) / R mod M, one reduction."""
     return asm_struct("MontMul2EoPtx", N, "mul2", "abcdm", gen_eo_lines(N, pairs=2))
+
+
+def gen_eo_lazy(N):
+    """MontMulEoLazyPtx<N>::mul: MontMulEoPtx without the final subtraction (result below 2M)."""
+    return mul_struct("MontMulEoLazyPtx", N, gen_eo_lines(N, lazy=True))
+
+
+def gen_eo2_lazy(N):
+    """MontMul2EoLazyPtx<N>::mul2: MontMul2EoPtx without the final subtraction."""
+    return asm_struct("MontMul2EoLazyPtx", N, "mul2", "abcdm", gen_eo_lines(N, pairs=2, lazy=True))
+
+
+def gen_sqr_lazy(N):
+    """MontSqrLazyPtx<N>::sqr: MontSqrPtx without the final subtraction."""
+    return asm_struct("MontSqrLazyPtx", N, "sqr", "am", gen_sqr_lines(N, lazy=True))
 
 
 def gen_addsub(N):
@@ -409,6 +436,14 @@ struct MontMul2EoPtx;
 // a^2 / R mod M with each cross product once (gen_sqr_lines), for Fp (6).
 template <size_t N>
 struct MontSqrPtx;
+// The same three without the final conditional subtraction, for operands and results in
+// [0, 2M) (the lazy Fp of ff/cuda/lazy_mont.hpp), for Fp (6).
+template <size_t N>
+struct MontMulEoLazyPtx;
+template <size_t N>
+struct MontMul2EoLazyPtx;
+template <size_t N>
+struct MontSqrLazyPtx;
 
 """)
 print(gen(4))
@@ -417,6 +452,9 @@ print(gen_eo(4))
 print(gen_eo(6))
 print(gen_eo2(6))
 print(gen_sqr(6))
+print(gen_eo_lazy(6))
+print(gen_eo2_lazy(6))
+print(gen_sqr_lazy(6))
 print(gen_addsub(4))
 print(gen_addsub(6))
 print("}  // namespace cuzk::ff::ptx\n// clang-format on")

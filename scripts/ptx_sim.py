@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Simulates the generated PTX Montgomery products (scripts/gen_mont_mul_ptx.py: MontMulPtx<N>,
-the even/odd MontMulEoPtx<N> and the two-product MontMul2EoPtx<N>) instruction by instruction, with the carry flag, against
+the even/odd MontMulEoPtx<N>, the two-product MontMul2EoPtx<N>, the squaring MontSqrPtx<N> and
+their lazy forms for operands and results in [0, 2M)) instruction by instruction, with the carry flag, against
 big-integer Montgomery products: random and edge inputs; reports mismatches and any carry a
 chain would drop or any non-.cc add that overflows. Run: python3 scripts/ptx_sim.py [fr|fp]
 (fr: 4 limbs, the default; fp: BLS12-381's base field, 6 limbs). Exits 1 on any mismatch or
@@ -146,6 +147,33 @@ failures += bad + len(evs)
 print('sqr instr', sum(1 for l in lines_sq if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))),
       'multiply-adds', sum(1 for l in lines_sq if l.split('.')[0] in ('mad', 'madc', 'mul')),
       'against', sum(1 for l in lines if l.split('.')[0] in ('mad', 'madc', 'mul')))
+# The lazy forms (MontMulEoLazyPtx, MontMul2EoLazyPtx, MontSqrLazyPtx; Fp only): operands in
+# [0, 2M), results in [0, 2M) and congruent to the product.
+if N == 6:
+    M2 = 2 * R_MOD
+    top2 = M2 - 1
+    lz = [(top2, top2), (0, 0), (1, top2), (R_MOD, R_MOD), (R_MOD, top2), (top2, R_MOD - 1)]
+    for _ in range(1500):
+        lz.append((random.randrange(M2), random.randrange(M2)))
+    for _ in range(1000):
+        lz.append((M2 - 1 - random.randrange(1 << 64), M2 - 1 - random.randrange(1 << 64)))
+    lazy_routines = (
+        ('eo lazy', g.gen_eo_lines(N, lazy=True), lambda x, y: [limbs64(x), limbs64(y), m], lambda x, y: x * y),
+        ('eo2 lazy', g.gen_eo_lines(N, pairs=2, lazy=True),
+         lambda x, y: [limbs64(x), limbs64(y), limbs64(y), limbs64(x), m], lambda x, y: 2 * x * y),
+        ('eo2 lazy (a b + a a)', g.gen_eo_lines(N, pairs=2, lazy=True),
+         lambda x, y: [limbs64(x), limbs64(y), limbs64(x), limbs64(x), m], lambda x, y: x * y + x * x),
+        ('sqr lazy', g.gen_sqr_lines(N, lazy=True), lambda x, y: [limbs64(x), m], lambda x, y: x * x),
+    )
+    for name, L, operands, product in lazy_routines:
+        bad = 0; evs = set()
+        for x, y in lz:
+            out, ev = run(L, operands(x, y), inv32)
+            r = from64(out)
+            if r >= M2 or r % R_MOD != product(x, y) * Rinv % R_MOD: bad += 1
+            evs.update(ev)
+        print(name, 'mismatches or results >= 2M', bad, 'of', len(lz), 'events', list(evs)[:5])
+        failures += bad + len(evs)
 print('eo instr', sum(1 for l in lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 print('old instr', sum(1 for l in old_lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 # The generated header must be what the generator prints now.

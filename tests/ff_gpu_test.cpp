@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ff/cuda/field_selftest.hpp"
+#include "ff/cuda/lazy_mont.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::ff {
@@ -54,6 +55,35 @@ TEST_F(FieldGpuTest, FrMatchesCpu) {
 }
 TEST_F(FieldGpuTest, Fp2MatchesCpu) {
   for (size_t n : {size_t(3), size_t(2048)}) compare<Fp2>(cuda::fp2_ops_on_device, n);
+}
+
+// The MSM's lazy Fp: results below 2p and equal, once reduced, to the CPU's (operands entered in
+// both lazy forms, x and x + p).
+TEST_F(FieldGpuTest, LazyFpMatchesCpu) {
+  using Lazy = LazyMont<Fp>;
+  constexpr BigInt<6> two_p = Lazy::Consts::M2;
+  auto rng = test::make_rng();
+  const size_t n = 4099;
+  std::vector<Fp> a(n), b(n);
+  for (size_t i = 0; i < n; i++) {
+    a[i] = Fp::random(rng);
+    b[i] = Fp::random(rng);
+  }
+  for (size_t i = 0; i < 8; i++) {  // every lift of 0, 1, -1 and equal operands
+    a[i] = i < 4 ? Fp::zero() : -Fp::one();
+    b[i] = i < 4 ? Fp::zero() : -Fp::one();
+  }
+  b[8] = a[8] = Fp::one();
+  const std::vector<BigInt<6>> got = cuda::fp_lazy_ops_on_device(a, b);
+  constexpr size_t k = cuda::kFieldOps;
+  ASSERT_EQ(got.size(), k * n);
+  for (size_t i = 0; i < n; i++) {
+    const Fp want[k] = {a[i] * b[i], a[i] + b[i], a[i] - b[i], a[i].sqr(), a[i] * b[i] + (a[i] + b[i]) * (a[i] - b[i])};
+    for (size_t op = 0; op < k; op++) {
+      EXPECT_TRUE(got[k * i + op] < two_p) << "op " << op << " at " << i;
+      EXPECT_EQ(Lazy{got[k * i + op]}.canonical(), want[op]) << "op " << op << " at " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ff/cuda/lazy_mont.hpp"
 #include "ff/fp12.hpp"
 #include "ff/fr.hpp"
 #include "test_support.hpp"
@@ -211,6 +212,33 @@ TEST(PrimeFieldTest, ModuliAndMontgomeryConstants) {
   EXPECT_EQ(Fp::one().to_canonical(), BigInt<6>::from_u64(1));
   EXPECT_EQ(Fp::Consts::M.limb[0] * (0 - Fp::Consts::INV), 1u);
   EXPECT_EQ(Fr::Consts::M.limb[0] * (0 - Fr::Consts::INV), 1u);
+}
+
+// The host side of the MSM's lazy Fp (its arithmetic runs on the GPU: ff_gpu_test): x and
+// x + p are the same element, canonical() returns the fully reduced one.
+TEST(LazyFpTest, CanonicalFormAndZero) {
+  using Lazy = LazyMont<Fp>;
+  const BigInt<6> p = FpConfig::kModulus;
+  BigInt<6> two_p = p;
+  EXPECT_EQ(two_p.add_in_place(p), 0u);
+  EXPECT_EQ(Lazy::Consts::M2, two_p);
+  EXPECT_TRUE(Lazy{p}.is_zero());
+  EXPECT_TRUE(Lazy::zero().is_zero());
+  EXPECT_FALSE(Lazy::one().is_zero());
+  EXPECT_EQ(Lazy{p}.canonical(), Fp::zero());
+  auto rng = test::make_rng();
+  for (int i = 0; i < 100; i++) {
+    const Fp x = Fp::random(rng);
+    BigInt<6> lifted = x.mont;
+    lifted.add_in_place(p);
+    EXPECT_EQ(Lazy::from(x).canonical(), x);
+    EXPECT_EQ(Lazy{lifted}.canonical(), x);
+    EXPECT_EQ(Lazy{lifted}.is_zero(), x.is_zero());
+  }
+  BigInt<6> top = two_p, p_minus_1 = p;
+  top.sub_in_place(BigInt<6>::from_u64(1));
+  p_minus_1.sub_in_place(BigInt<6>::from_u64(1));
+  EXPECT_EQ(Lazy{top}.canonical(), Fp::from_montgomery(p_minus_1));  // the largest lazy value
 }
 
 // ---- the tower ----------------------------------------------------------

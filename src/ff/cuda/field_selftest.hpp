@@ -26,4 +26,10 @@ std::vector<Fp> fp_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>
 std::vector<Fr> fr_ops_on_device(const std::vector<Fr>& a, const std::vector<Fr>& b);
 std::vector<Fp2> fp2_ops_on_device(const std::vector<Fp2>& a, const std::vector<Fp2>& b);
 
+// The same five operations in the lazy Fp of the MSM (ff/cuda/lazy_mont.hpp, values in [0, 2p)),
+// with a[i] entered as a[i] + p when i & 1 and b[i] as b[i] + p when i & 2 (the same elements in
+// their other lazy form). The raw words come back: each must be below 2p and congruent to the
+// fully reduced result (LazyMont::canonical).
+std::vector<BigInt<6>> fp_lazy_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b);
+
 }  // namespace cuzk::ff::cuda

@@ -17,7 +17,9 @@
 
 #include <cuda_runtime.h>
 
+#include "ec/curves.hpp"
 #include "ff/cuda/cuda_check.hpp"
+#include "ff/cuda/lazy_mont.hpp"
 #include "msm/cuda/affine_rounds.hpp"
 #include "msm/cuda/msm.hpp"
 
@@ -247,6 +249,50 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
   }
 }
 
+// The curve the buckets are summed on. G1's additions run on the lazy Fp (values in [0, 2p),
+// ff/cuda/lazy_mont.hpp: no conditional subtraction after each product), and the sums are made
+// canonical when they come back to the host; G2 keeps its Fp2. The kernels below that hold
+// XYZZ points are instantiated with this curve, B.
+struct LazyG1Curve {
+  using Field = ff::LazyMont<ff::Fp>;
+};
+template <class Curve>
+struct BucketCurveOf {
+  using type = Curve;
+};
+template <>
+struct BucketCurveOf<ec::G1Curve> {
+  using type = LazyG1Curve;
+};
+template <class Curve>
+using BucketCurve = typename BucketCurveOf<Curve>::type;
+
+// An affine term in the buckets' field: the same words (a canonical value is a lazy one).
+__device__ __forceinline__ ec::AffinePoint<LazyG1Curve> to_bucket_field(const ec::G1Affine& p) {
+  return {{p.x.mont}, {p.y.mont}};
+}
+template <class Curve>
+__device__ __forceinline__ const ec::AffinePoint<Curve>& to_bucket_field(const ec::AffinePoint<Curve>& p) {
+  return p;
+}
+template <class B, class Curve>
+__device__ __forceinline__ void add_term(ec::XyzzPoint<B>& acc, const ec::AffinePoint<Curve>& p) {
+  acc = acc.add_mixed(to_bucket_field(p));
+}
+template <class B>
+__device__ __forceinline__ void add_term(ec::XyzzPoint<B>& acc, const ec::XyzzPoint<B>& p) {
+  acc = acc + p;
+}
+
+// A bucket sum downloaded from the device, fully reduced.
+ec::G1Xyzz canonical(const ec::XyzzPoint<LazyG1Curve>& p) {
+  return {p.X.canonical(), p.Y.canonical(), p.ZZ.canonical(), p.ZZZ.canonical()};
+}
+template <class Curve>
+const ec::XyzzPoint<Curve>& canonical(const ec::XyzzPoint<Curve>& p) {
+  return p;
+}
+
 // Level 0 of the bucket sums: the sorted pairs name affine bases (negated when the sign bit is set).
 template <class Curve>
 struct AffineTerms {
@@ -259,16 +305,14 @@ struct AffineTerms {
     if (v & 1) p = -p;
     return p;
   }
-  __device__ __forceinline__ static void add(ec::XyzzPoint<Curve>& acc, const Term& p) { acc = acc.add_mixed(p); }
 };
 
 // Higher levels: partial sums of buckets that crossed slice boundaries.
-template <class Curve>
+template <class B>
 struct XyzzTerms {
-  using Term = ec::XyzzPoint<Curve>;
-  const ec::XyzzPoint<Curve>* vals;
+  using Term = ec::XyzzPoint<B>;
+  const ec::XyzzPoint<B>* vals;
   __device__ __forceinline__ Term load(size_t j) const { return vals[j]; }
-  __device__ __forceinline__ static void add(ec::XyzzPoint<Curve>& acc, const Term& p) { acc = acc + p; }
 };
 
 // Thread t sums the runs of equal keys in its slice [t L, t L + L) of n sorted terms. A run that
@@ -276,11 +320,11 @@ struct XyzzTerms {
 // a neighbouring slice is stored as a partial in slot 2t (the slice's first run) or 2t + 1 (its
 // last), flagged, to be summed by the next level. With Prefetch, term j + 1 is loaded before
 // term j is added (its memory latency overlaps the addition).
-template <class Curve, class Terms, bool Prefetch>
+template <class B, class Terms, bool Prefetch>
 __device__ __forceinline__ void accumulate_slice(const uint32_t* keys, const Terms& terms, size_t n, unsigned L,
-                                                 ec::XyzzPoint<Curve>* buckets, uint32_t* slot_keys,
-                                                 ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
-  using Xyzz = ec::XyzzPoint<Curve>;
+                                                 ec::XyzzPoint<B>* buckets, uint32_t* slot_keys,
+                                                 ec::XyzzPoint<B>* slot_vals, uint32_t* flags) {
+  using Xyzz = ec::XyzzPoint<B>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t start = t * L;
   if (start >= n) return;
@@ -320,7 +364,7 @@ __device__ __forceinline__ void accumulate_slice(const uint32_t* keys, const Ter
         run_start = j;
         acc = Xyzz::infinity();
       }
-      Terms::add(acc, term);
+      add_term(acc, term);
     }
   } else {
     for (size_t j = start; j < end; j++) {
@@ -331,21 +375,34 @@ __device__ __forceinline__ void accumulate_slice(const uint32_t* keys, const Ter
         run_start = j;
         acc = Xyzz::infinity();
       }
-      Terms::add(acc, terms.load(j));
+      add_term(acc, terms.load(j));
     }
   }
   flush(current, run_start, end, acc);
 }
 
-template <class Curve, class Terms, bool Prefetch = false>
-__global__ void accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<Curve>* buckets,
-                           uint32_t* slot_keys, ec::XyzzPoint<Curve>* slot_vals, uint32_t* flags) {
-  accumulate_slice<Curve, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
+// Blocks of kThreads that must fit on a multiprocessor for level 0. For G1, 3 (at most 168
+// registers a thread): left to itself ptxas gives the lazy-Fp kernel 194 registers, and the 2
+// blocks that fit then make it slower than the canonical-Fp kernel (H200, 2^24 precomputed:
+// accumulation 81.1 ms with 2 blocks, 77.3 with 3 (16 bytes spilled), 79.1 before the lazy Fp).
+// The partial levels (full additions, 250 registers) are left alone.
+template <class B, class Terms>
+constexpr int kAccumulateMinBlocks = 1;
+template <class Terms>
+constexpr int kAccumulateMinBlocks<LazyG1Curve, Terms> = 3;
+template <>
+constexpr int kAccumulateMinBlocks<LazyG1Curve, XyzzTerms<LazyG1Curve>> = 1;
+
+template <class B, class Terms, bool Prefetch = false>
+__global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks<B, Terms>)
+    accumulate(const uint32_t* keys, Terms terms, size_t n, unsigned L, ec::XyzzPoint<B>* buckets, uint32_t* slot_keys,
+               ec::XyzzPoint<B>* slot_vals, uint32_t* flags) {
+  accumulate_slice<B, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
 }
 
-template <class Curve>
+template <class B>
 __global__ void compact(const uint32_t* flags, const uint32_t* positions, size_t slots, const uint32_t* slot_keys,
-                        const ec::XyzzPoint<Curve>* slot_vals, uint32_t* keys_out, ec::XyzzPoint<Curve>* vals_out) {
+                        const ec::XyzzPoint<B>* slot_vals, uint32_t* keys_out, ec::XyzzPoint<B>* vals_out) {
   const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= slots || !flags[s]) return;
   keys_out[positions[s]] = slot_keys[s];
@@ -368,10 +425,10 @@ __global__ void affine_round(const uint32_t* keys, Terms terms, size_t n, size_t
 // One level of the window reduction, thread (w, s): H_s = sum_{r < m} r X_w[s m + r] by a running
 // sum from the top, and R_s = sum_r X_w[s m + r]. Then sum_j j X_j = sum_s H_s + m sum_s s R_s, and
 // the last sum is the same problem one level up, on the R_s.
-template <class Curve>
-__global__ void weigh_segments(const ec::XyzzPoint<Curve>* in, unsigned windows, size_t n, unsigned m,
-                               ec::XyzzPoint<Curve>* h, ec::XyzzPoint<Curve>* r) {
-  using Xyzz = ec::XyzzPoint<Curve>;
+template <class B>
+__global__ void weigh_segments(const ec::XyzzPoint<B>* in, unsigned windows, size_t n, unsigned m, ec::XyzzPoint<B>* h,
+                               ec::XyzzPoint<B>* r) {
+  using Xyzz = ec::XyzzPoint<B>;
   const size_t segs = n / m;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= windows * segs) return;
@@ -387,10 +444,10 @@ __global__ void weigh_segments(const ec::XyzzPoint<Curve>* in, unsigned windows,
 }
 
 // out[w][i] = sum of in[w][i g, min(i g + g, segs)) for each window w.
-template <class Curve>
-__global__ void sum_groups(const ec::XyzzPoint<Curve>* in, unsigned windows, size_t segs, unsigned g,
-                           ec::XyzzPoint<Curve>* out) {
-  using Xyzz = ec::XyzzPoint<Curve>;
+template <class B>
+__global__ void sum_groups(const ec::XyzzPoint<B>* in, unsigned windows, size_t segs, unsigned g,
+                           ec::XyzzPoint<B>* out) {
+  using Xyzz = ec::XyzzPoint<B>;
   const size_t out_segs = (segs + g - 1) / g;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= windows * out_segs) return;
@@ -554,11 +611,12 @@ constexpr size_t kAffineMemoryMargin = size_t(512) << 20;  // left free for the 
 // Threads of the level-0 accumulation that the current device runs at once.
 template <class Curve>
 size_t level0_resident_threads() {
+  using B = BucketCurve<Curve>;
   int device = 0, sms = 0, blocks = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   const auto kernel =
-      prefetch_bases() ? accumulate<Curve, AffineTerms<Curve>, true> : accumulate<Curve, AffineTerms<Curve>, false>;
+      prefetch_bases() ? accumulate<B, AffineTerms<Curve>, true> : accumulate<B, AffineTerms<Curve>, false>;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(kThreads), 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   return size_t(sms) * size_t(blocks) * kThreads;
@@ -568,7 +626,8 @@ template <class Curve>
 ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
                              const Fr* device_scalars, const DensityView* density, const MsmOptions& options,
                              MsmStats* stats) {
-  using Xyzz = ec::XyzzPoint<Curve>;
+  using B = BucketCurve<Curve>;
+  using Xyzz = ec::XyzzPoint<B>;  // device bucket sums (lazy for G1: canonical() on the host)
   using Jacobian = ec::JacobianPoint<Curve>;
   size_t terms_with_base = count;
   if (density) {
@@ -753,17 +812,17 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     if (summed) {
       const ListTerms<Curve> list{summed};
       if (prefetch_bases()) {
-        accumulate<Curve, ListTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
+        accumulate<B, ListTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
             level0_keys, list, entries, L, buckets, slot_keys, slot_vals, flags);
       } else {
-        accumulate<Curve, ListTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
+        accumulate<B, ListTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
             level0_keys, list, entries, L, buckets, slot_keys, slot_vals, flags);
       }
     } else if (prefetch_bases()) {
-      accumulate<Curve, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
+      accumulate<B, AffineTerms<Curve>, true><<<blocks_for(slices), kThreads, 0, stream>>>(
           level0_keys, terms, entries, L, buckets, slot_keys, slot_vals, flags);
     } else {
-      accumulate<Curve, AffineTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
+      accumulate<B, AffineTerms<Curve>, false><<<blocks_for(slices), kThreads, 0, stream>>>(
           level0_keys, terms, entries, L, buckets, slot_keys, slot_vals, flags);
     }
     check_launch("accumulate");
@@ -777,13 +836,13 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
       check(cudaStreamSynchronize(stream), "partials");
       const size_t partials = size_t(last[0]) + last[1];
       if (partials == 0) break;
-      compact<Curve><<<blocks_for(slots), kThreads, 0, stream>>>(flags, positions, slots, slot_keys, slot_vals,
-                                                                 part_keys, part_vals);
+      compact<B><<<blocks_for(slots), kThreads, 0, stream>>>(flags, positions, slots, slot_keys, slot_vals, part_keys,
+                                                             part_vals);
       check_launch("compact");
       L = kUpperSlice;
       slices = (partials + L - 1) / L;
-      accumulate<Curve><<<blocks_for(slices), kThreads, 0, stream>>>(part_keys, XyzzTerms<Curve>{part_vals}, partials,
-                                                                     L, buckets, slot_keys, slot_vals, flags);
+      accumulate<B><<<blocks_for(slices), kThreads, 0, stream>>>(part_keys, XyzzTerms<B>{part_vals}, partials, L,
+                                                                 buckets, slot_keys, slot_vals, flags);
       check_launch("accumulate partials");
     }
   }
@@ -812,14 +871,13 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     Xyzz* h = next;
     Xyzz* r = next + sets * segs;
     next += 2 * sets * segs;
-    weigh_segments<Curve><<<blocks_for(sets * segs), kThreads, 0, stream>>>(in, sets, n, mm, h, r);
+    weigh_segments<B><<<blocks_for(sets * segs), kThreads, 0, stream>>>(in, sets, n, mm, h, r);
     check_launch("weigh_segments");
     phases.detail("weigh");
     const Xyzz* sum_in = h;
     for (size_t left = segs, flip = 0; left > 1; flip ^= 1) {
       const size_t out_segs = (left + kGroup - 1) / kGroup;
-      sum_groups<Curve>
-          <<<blocks_for(sets * out_segs), kThreads, 0, stream>>>(sum_in, sets, left, kGroup, group_buf[flip]);
+      sum_groups<B><<<blocks_for(sets * out_segs), kThreads, 0, stream>>>(sum_in, sets, left, kGroup, group_buf[flip]);
       check_launch("sum_groups");
       phases.detail("group");
       sum_in = group_buf[flip];
@@ -850,11 +908,11 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     Jacobian h = Jacobian::infinity();
     for (size_t k = level_sums.size(); k-- > 0;) {
       for (unsigned i = 1; i < level_m[k]; i <<= 1) h = h.dbl();
-      h += level_sums[k][w].to_jacobian();
+      h += canonical(level_sums[k][w]).to_jacobian();
     }
-    acc += h + window_totals[w].to_jacobian();
+    acc += h + canonical(window_totals[w]).to_jacobian();
   }
-  return acc + window_totals[sets].to_jacobian();
+  return acc + canonical(window_totals[sets]).to_jacobian();
 }
 
 }  // namespace

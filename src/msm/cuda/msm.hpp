@@ -7,6 +7,8 @@
 // which a CUB radix sort groups by bucket. Buckets are accumulated in XYZZ by threads that
 // take equal slices of the sorted pairs (so long buckets cannot stall one thread), then each
 // window's buckets are reduced by segmented running sums and the windows combined on the host.
+// G1's bucket arithmetic keeps Fp values in [0, 2p) (ff/cuda/lazy_mont.hpp) and reduces them
+// fully when they reach the host.
 // With CUZK_GPU_MSM_AFFINE=1 (opt-in), rounds of affine additions with one shared inversion
 // per thread first shorten the sorted buckets (affine_rounds.hpp).
 // Bases uploaded with Precompute hold h copies [2^(t G c)] B, so windows share G = ceil(W / h)

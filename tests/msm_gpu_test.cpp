@@ -214,7 +214,8 @@ TEST_F(MsmGpuTest, PrecomputedBasesMatchCpu) {
   struct Case {
     unsigned c, copies;
   };
-  for (const Case k : {Case{5, 1}, Case{5, 2}, Case{5, 0}, Case{8, 5}, Case{13, 0}, Case{16, 3}, Case{22, 0}}) {
+  for (const Case k :
+       {Case{5, 1}, Case{5, 2}, Case{5, 0}, Case{8, 5}, Case{13, 0}, Case{16, 3}, Case{22, 0}, Case{24, 0}}) {
     const auto pre = cuda::G1Bases::upload(0, *host_bases_, cuda::Precompute{k.c, k.copies});
     const unsigned windows = (256 + k.c - 1) / k.c;
     const unsigned h = k.copies == 0 ? windows : std::min(k.copies, windows);

@@ -533,20 +533,19 @@ class Phases {
 
 // ---- host driver ------------------------------------------------------------------------------
 
-// Pairs per slice of the sorted array at level 0: long enough to amortise the boundary partials,
-// short enough to give the card about 2^18 threads (at most `longest`), then shortened so that
-// the slices fill whole waves of the threads resident on the card: every thread adds about L
-// points, so a last wave that is half full costs as much as a full one (at 2^24 precomputed,
-// 15.5 waves of L = 256 on the H200).
-unsigned slice_length(size_t pairs, size_t resident_threads) {
-  const size_t longest = std::clamp<size_t>(pairs >> 18, 8, 256);
+// Terms per slice: at most `longest`, shortened so that the slices fill whole waves of the
+// threads resident on the card (every thread adds about L terms, so a last wave that is half full
+// costs as much as a full one: at 2^24 precomputed, level 0 made 15.5 waves of L = 256 on the
+// H200), but not below 8 (or `longest`): shorter slices leave more partials for the next level.
+unsigned slice_length(size_t terms, size_t resident_threads, size_t longest) {
   if (resident_threads == 0) return unsigned(longest);
-  const size_t waves = (pairs + resident_threads * longest - 1) / (resident_threads * longest);
-  return unsigned(std::clamp<size_t>((pairs + resident_threads * waves - 1) / (resident_threads * waves), 8, longest));
+  const size_t waves = (terms + resident_threads * longest - 1) / (resident_threads * longest);
+  const size_t even = (terms + resident_threads * waves - 1) / (resident_threads * waves);
+  return unsigned(std::clamp<size_t>(even, std::min<size_t>(8, longest), longest));
 }
-// Partials per thread at the levels above 0 (at least 4: each level at least halves the
-// partials). 4, 8 and 16 measured within ±0.5 ms of 32 at 2^20 and 2^24 on the H200.
-constexpr unsigned kUpperSlice = 32;
+// The longest level-0 slice: long enough to amortise the boundary partials, short enough to give
+// the card about 2^18 threads.
+size_t level0_longest_slice(size_t pairs) { return std::clamp<size_t>(pairs >> 18, 8, 256); }
 // Buckets per thread and level in the window reduction, and segment sums per thread when
 // combining them (powers of two; CUZK_GPU_MSM_SEGMENT and CUZK_GPU_MSM_GROUP override them, for
 // measurements). Groups of 2: the shortest dependent chains (on the H200 the reduction took 16.3
@@ -557,6 +556,14 @@ unsigned tunable(const char* name, unsigned fallback) {
   if (!e) return fallback;
   const unsigned v = unsigned(std::atoi(e));
   return v >= 2 && v <= 256 && std::has_single_bit(v) ? v : fallback;
+}
+// Partials per thread at the levels above 0, at most (CUZK_GPU_MSM_UPPER overrides it; at least
+// 4, so that each level at least halves the partials: a slice of 2 can leave 2). 4, 8 and 16
+// measured within ±0.5 ms of 32 at 2^20 and 2^24 on the H200, before the slices filled whole
+// waves; after it, 16 within 0.2 ms of 32 and 8 slower (PERF.md, tenth pass).
+unsigned upper_slice() {
+  static const unsigned v = std::max(4u, tunable("CUZK_GPU_MSM_UPPER", 32));
+  return v;
 }
 unsigned reduce_segment() {
   static const unsigned v = tunable("CUZK_GPU_MSM_SEGMENT", 16);
@@ -608,15 +615,12 @@ AffineSettings affine_settings() {
 }
 constexpr size_t kAffineMemoryMargin = size_t(512) << 20;  // left free for the rest of the MSM
 
-// Threads of the level-0 accumulation that the current device runs at once.
-template <class Curve>
-size_t level0_resident_threads() {
-  using B = BucketCurve<Curve>;
+// Threads of `kernel` (blocks of kThreads) that the current device runs at once.
+template <class Kernel>
+size_t resident_threads(Kernel kernel) {
   int device = 0, sms = 0, blocks = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  const auto kernel =
-      prefetch_bases() ? accumulate<B, AffineTerms<Curve>, true> : accumulate<B, AffineTerms<Curve>, false>;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(kThreads), 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   return size_t(sms) * size_t(blocks) * kThreads;
@@ -795,7 +799,9 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     }
 
     // Level 0 over the sorted pairs, then levels over the partials until none is left.
-    unsigned L = slice_length(entries, level0_resident_threads<Curve>());
+    const size_t level0_threads = resident_threads(prefetch_bases() ? accumulate<B, AffineTerms<Curve>, true>
+                                                                    : accumulate<B, AffineTerms<Curve>, false>);
+    unsigned L = slice_length(entries, level0_threads, level0_longest_slice(entries));
     size_t slices = (entries + L - 1) / L;
     const size_t max_slots = 2 * slices;
     uint32_t* slot_keys = ws.slot_keys.get<uint32_t>(max_slots);
@@ -827,6 +833,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     }
     check_launch("accumulate");
     phases.mark("accumulate");
+    const size_t upper_threads = resident_threads(accumulate<B, XyzzTerms<B>>);
     for (;;) {
       const size_t slots = 2 * slices;
       check(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, flags, positions, slots, stream), "partial scan");
@@ -839,7 +846,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
       compact<B><<<blocks_for(slots), kThreads, 0, stream>>>(flags, positions, slots, slot_keys, slot_vals, part_keys,
                                                              part_vals);
       check_launch("compact");
-      L = kUpperSlice;
+      L = slice_length(partials, upper_threads, upper_slice());
       slices = (partials + L - 1) / L;
       accumulate<B><<<blocks_for(slices), kThreads, 0, stream>>>(part_keys, XyzzTerms<B>{part_vals}, partials, L,
                                                                  buckets, slot_keys, slot_vals, flags);
@@ -995,7 +1002,7 @@ unsigned gpu_precompute_window_bits(size_t n, unsigned copies) {
   // As gpu_window_bits, with G = ceil(W / h) bucket sets to accumulate and reduce instead of W.
   unsigned best = 4;
   double best_cost = 0;
-  for (unsigned c = 4; c <= 22; c++) {
+  for (unsigned c = 4; c <= 24; c++) {
     const unsigned w = (kScalarBits + c - 1) / c;
     const unsigned h = copies == 0 ? w : std::min(copies, w);
     const unsigned sets = (w + h - 1) / h;

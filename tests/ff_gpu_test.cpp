@@ -69,7 +69,7 @@ TEST_F(FieldGpuTest, LazyFpMatchesCpu) {
     a[i] = Fp::random(rng);
     b[i] = Fp::random(rng);
   }
-  for (size_t i = 0; i < 8; i++) {  // every lift of 0, 1, -1 and equal operands
+  for (size_t i = 0; i < 8; i++) {  // 0 and -1 against themselves in all four lift patterns (i & 3)
     a[i] = i < 4 ? Fp::zero() : -Fp::one();
     b[i] = i < 4 ? Fp::zero() : -Fp::one();
   }

@@ -406,8 +406,8 @@ class MontField {
     return reduce_once(r);
   }
 
- private:
-  // t < 2M -> t mod M, without a data-dependent branch.
+  // t < 2M -> t mod M, without a data-dependent branch (public for the device's lazy Fp,
+  // ff/cuda/lazy_mont.hpp, whose values are below 2M).
   CUZK_HD static constexpr Limbs reduce_once(const Limbs& t) {
     constexpr Limbs m = Consts::M;
     Limbs d = t;
@@ -418,6 +418,7 @@ class MontField {
     return r;
   }
 
+ private:
   // x <- x / 2^k mod M for 1 <= k <= 63 and x < M: add the multiple m M (m < 2^k) that clears
   // the low k bits, shift, and reduce once ((x + m M) / 2^k < 2M).
   static constexpr void div_pow2_mod(Limbs& x, unsigned k) {

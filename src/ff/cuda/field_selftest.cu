@@ -1,6 +1,5 @@
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -41,8 +40,10 @@ __global__ void lazy_fp_ops_kernel(const Fp* a, const Fp* b, BigInt<6>* out, siz
   out[kFieldOps * i + 4] = LazyFp::sum_of_products(x, y, x + y, x - y).mont;
 }
 
-template <class F, class Out = F>
-std::vector<Out> run(const std::vector<F>& a, const std::vector<F>& b) {
+// out[kFieldOps i + k] = the k-th operation on a[i], b[i], computed on device 0 by `kernel`.
+template <class F, class Out>
+std::vector<Out> run(const std::vector<F>& a, const std::vector<F>& b,
+                     void (*kernel)(const F*, const F*, Out*, size_t)) {
   if (a.size() != b.size()) throw std::invalid_argument("field self-test: input lengths differ");
   std::vector<Out> out(kFieldOps * a.size());
   if (a.empty()) return out;
@@ -61,11 +62,7 @@ std::vector<Out> run(const std::vector<F>& a, const std::vector<F>& b) {
     check(cudaMemcpy(db, b.data(), b.size() * sizeof(F), cudaMemcpyHostToDevice), "upload");
     const unsigned threads = 128;
     const unsigned blocks = unsigned((a.size() + threads - 1) / threads);
-    if constexpr (std::is_same_v<Out, F>) {
-      field_ops_kernel<F><<<blocks, threads>>>(da, db, dout, a.size());
-    } else {
-      lazy_fp_ops_kernel<<<blocks, threads>>>(da, db, dout, a.size());
-    }
+    kernel<<<blocks, threads>>>(da, db, dout, a.size());
     check(cudaGetLastError(), "kernel launch");
     check(cudaMemcpy(out.data(), dout, out.size() * sizeof(Out), cudaMemcpyDeviceToHost), "download");
   } catch (...) {
@@ -80,11 +77,17 @@ std::vector<Out> run(const std::vector<F>& a, const std::vector<F>& b) {
 
 int device_count(std::string* why) { return cuzk::cuda::device_count(why); }
 
-std::vector<Fp> fp_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b) { return run(a, b); }
-std::vector<Fr> fr_ops_on_device(const std::vector<Fr>& a, const std::vector<Fr>& b) { return run(a, b); }
-std::vector<Fp2> fp2_ops_on_device(const std::vector<Fp2>& a, const std::vector<Fp2>& b) { return run(a, b); }
+std::vector<Fp> fp_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b) {
+  return run(a, b, field_ops_kernel<Fp>);
+}
+std::vector<Fr> fr_ops_on_device(const std::vector<Fr>& a, const std::vector<Fr>& b) {
+  return run(a, b, field_ops_kernel<Fr>);
+}
+std::vector<Fp2> fp2_ops_on_device(const std::vector<Fp2>& a, const std::vector<Fp2>& b) {
+  return run(a, b, field_ops_kernel<Fp2>);
+}
 std::vector<BigInt<6>> fp_lazy_ops_on_device(const std::vector<Fp>& a, const std::vector<Fp>& b) {
-  return run<Fp, BigInt<6>>(a, b);
+  return run(a, b, lazy_fp_ops_kernel);
 }
 
 }  // namespace cuzk::ff::cuda

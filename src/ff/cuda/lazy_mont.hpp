@@ -45,12 +45,8 @@ struct LazyMont {
   CUZK_HD static constexpr LazyMont from(const Field& f) { return {f.mont}; }
 
   // The fully reduced element (mont - M when mont >= M).
-  // (Constants are copied to locals: device code cannot bind a static member to a reference.)
-  CUZK_HD constexpr Field canonical() const {
-    constexpr Limbs m = Consts::M;
-    Limbs d = mont;
-    return Field::from_montgomery(d.sub_in_place(m) ? mont : d);
-  }
+  CUZK_HD constexpr Field canonical() const { return Field::from_montgomery(Field::reduce_once(mont)); }
+  // (M is copied to a local: device code cannot bind a static member to a reference.)
   CUZK_HD constexpr bool is_zero() const {
     constexpr Limbs m = Consts::M;
     return mont.is_zero() || mont == m;

@@ -4,6 +4,7 @@
 // already on the device; every window width class. Skipped cleanly when no CUDA device is present.
 // The affine bucket rounds (CUZK_GPU_MSM_AFFINE=1) are checked by AffineRounds* with forced
 // rounds, and every test here takes them when the binary runs with CUZK_GPU_MSM_AFFINE=1.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -68,6 +69,11 @@ class MsmGpuTest : public ::testing::Test {
                                      << ", window = " << stats.window_bits;
     EXPECT_EQ(stats.terms, n);
     EXPECT_EQ(stats.zeros + stats.ones + stats.bucketed, n);
+    // Counted by the classify pass, or by the pair emission when the window is fixed.
+    if (options.split_zero_one) {
+      EXPECT_EQ(stats.zeros, size_t(std::count(scalars.begin(), scalars.end(), Fr::zero()))) << what;
+      EXPECT_EQ(stats.ones, size_t(std::count(scalars.begin(), scalars.end(), Fr::one()))) << what;
+    }
     Fr* d = nullptr;
     ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
     // Left unsynchronised on purpose: a pageable cudaMemcpy may return before its copy lands,

@@ -22,6 +22,7 @@
 #include "ff/cuda/lazy_mont.hpp"
 #include "msm/cuda/affine_rounds.hpp"
 #include "msm/cuda/msm.hpp"
+#include "msm/cuda/reduction_plan.hpp"
 
 namespace cuzk::msm::cuda {
 namespace {
@@ -90,16 +91,15 @@ struct Workspace {
   Buffer scalars, density_words, density_popc, density_prefix, counters;
   Buffer keys[2], vals[2], sort_temp;
   Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
-  Buffer segments[2], levels;
+  Buffer levels;
   Buffer affine_counts, affine_positions, affine_points[2];  // CUZK_GPU_MSM_AFFINE rounds
 
   template <class F>
   void for_each_buffer(F&& f) {
-    for (Buffer* b :
-         {&scalars,       &density_words,    &density_popc,     &density_prefix,  &counters,    &keys[0],     &keys[1],
-          &vals[0],       &vals[1],          &sort_temp,        &buckets,         &slot_keys,   &slot_vals,   &flags,
-          &positions,     &scan_temp,        &part_keys,        &part_vals,       &segments[0], &segments[1], &levels,
-          &affine_counts, &affine_positions, &affine_points[0], &affine_points[1]}) {
+    for (Buffer* b : {&scalars,   &density_words, &density_popc,     &density_prefix,   &counters,        &keys[0],
+                      &keys[1],   &vals[0],       &vals[1],          &sort_temp,        &buckets,         &slot_keys,
+                      &slot_vals, &flags,         &positions,        &scan_temp,        &part_keys,       &part_vals,
+                      &levels,    &affine_counts, &affine_positions, &affine_points[0], &affine_points[1]}) {
       f(*b);
     }
   }
@@ -193,11 +193,11 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
 // One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
 // precomputed copies, sets = windows) gives key = u * buckets + |digit| - 1 and value =
 // (t stride + base) << 1 | sign, base t of the copies. With split_ones, a scalar 1 gives the single
-// pair (ones_key, base) and a scalar 0 none. Each warp reserves its pairs at counters[3] once and
-// writes them window by window, the lanes with a digit in that window at consecutive positions
-// (a ballot's rank), so every store is coalesced; the sort after it makes the order irrelevant.
-// (Writing each scalar's pairs together took 4.2 ms at 2^24 with 12 windows on the H200: stores
-// 48 bytes apart across the warp.)
+// pair (ones_key, base) and a scalar 0 none. counters[4], counters[5] += the zeros and ones among
+// the scalars with a base (the MSM's statistics when no classify pass ran). Each warp reserves its pairs at counters[3]
+// once and writes them window by window, the lanes with a digit in that window at consecutive positions (a ballot's
+// rank), so every store is coalesced; the sort after it makes the order irrelevant. (Writing each scalar's pairs
+// together took 4.2 ms at 2^24 with 12 windows on the H200: stores 48 bytes apart across the warp.)
 __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
                            unsigned sets, uint32_t stride, bool split_ones, uint32_t* keys, uint32_t* vals,
                            unsigned long long* counters) {
@@ -209,17 +209,23 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
   BigInt<4> k = BigInt<4>::zero();
   uint64_t base = 0;
   unsigned n = 0;
-  bool is_one = false;
+  bool is_one = false, is_zero = false, one = false;
   if (i < count && base_of(i, density, base)) {
     k = scalars[i].to_canonical();
-    is_one = split_ones && k == BigInt<4>::from_u64(1);
+    is_zero = k.is_zero();
+    one = k == BigInt<4>::from_u64(1);
+    is_one = split_ones && one;
     if (is_one) {
       n = 1;
       k = BigInt<4>::zero();  // no digits
-    } else if (!k.is_zero()) {
+    } else if (!is_zero) {
       for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
     }
   }
+  const unsigned zeros = __reduce_add_sync(0xffffffffu, unsigned(is_zero));
+  const unsigned ones_seen = __reduce_add_sync(0xffffffffu, unsigned(one));
+  if (lane == 0 && zeros) atomicAdd(&counters[4], (unsigned long long)zeros);
+  if (lane == 0 && ones_seen) atomicAdd(&counters[5], (unsigned long long)ones_seen);
   const unsigned total = __reduce_add_sync(0xffffffffu, n);
   if (total == 0) return;  // the whole warp: no pairs
   unsigned long long start = 0;
@@ -400,13 +406,23 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks<B, Terms>)
   accumulate_slice<B, Terms, Prefetch>(keys, terms, n, L, buckets, slot_keys, slot_vals, flags);
 }
 
+// The flagged slots, in order, for the next level. One thread per 16-byte word of a point, so that
+// a warp reads and writes whole neighbouring points: with one thread per point (stores 192 bytes
+// apart across the warp) it took 0.86 ms for 0.8 M G1 partials on the H200.
+template <class B>
+constexpr unsigned kPointWords = sizeof(ec::XyzzPoint<B>) / sizeof(uint4);
+
 template <class B>
 __global__ void compact(const uint32_t* flags, const uint32_t* positions, size_t slots, const uint32_t* slot_keys,
                         const ec::XyzzPoint<B>* slot_vals, uint32_t* keys_out, ec::XyzzPoint<B>* vals_out) {
-  const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  static_assert(sizeof(ec::XyzzPoint<B>) % sizeof(uint4) == 0, "points must be whole 16-byte words");
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t s = t / kPointWords<B>;
+  const unsigned word = unsigned(t % kPointWords<B>);
   if (s >= slots || !flags[s]) return;
-  keys_out[positions[s]] = slot_keys[s];
-  vals_out[positions[s]] = slot_vals[s];
+  const uint32_t at = positions[s];
+  if (word == 0) keys_out[at] = slot_keys[s];
+  reinterpret_cast<uint4*>(vals_out + at)[word] = reinterpret_cast<const uint4*>(slot_vals + s)[word];
 }
 
 // Affine rounds (affine_rounds.hpp): outputs per slot, then one round over the sorted entries.
@@ -422,9 +438,9 @@ __global__ void affine_round(const uint32_t* keys, Terms terms, size_t n, size_t
   affine_round_thread<Curve>(t, threads, chunk, keys, terms, n, positions, keys_out, out);
 }
 
-// One level of the window reduction, thread (w, s): H_s = sum_{r < m} r X_w[s m + r] by a running
-// sum from the top, and R_s = sum_r X_w[s m + r]. Then sum_j j X_j = sum_s H_s + m sum_s s R_s, and
-// the last sum is the same problem one level up, on the R_s.
+// Level 0 of the window reduction, thread (w, s): H_s = sum_{r < m} r X_w[s m + r] by a running sum
+// from the top, and R_s = sum_r X_w[s m + r]. Then sum_j j X_j = sum_s H_s + m sum_s s R_s; the
+// halving steps (reduction_plan.hpp) finish both sums.
 template <class B>
 __global__ void weigh_segments(const ec::XyzzPoint<B>* in, unsigned windows, size_t n, unsigned m, ec::XyzzPoint<B>* h,
                                ec::XyzzPoint<B>* r) {
@@ -443,18 +459,10 @@ __global__ void weigh_segments(const ec::XyzzPoint<B>* in, unsigned windows, siz
   r[t] = running;
 }
 
-// out[w][i] = sum of in[w][i g, min(i g + g, segs)) for each window w.
+// One step of the window reduction above level 0 (reduction_plan.hpp).
 template <class B>
-__global__ void sum_groups(const ec::XyzzPoint<B>* in, unsigned windows, size_t segs, unsigned g,
-                           ec::XyzzPoint<B>* out) {
-  using Xyzz = ec::XyzzPoint<B>;
-  const size_t out_segs = (segs + g - 1) / g;
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= windows * out_segs) return;
-  const size_t w = t / out_segs, i = t % out_segs;
-  Xyzz acc = Xyzz::infinity();
-  for (size_t k = i * g; k < min(segs, i * g + g); k++) acc += in[w * segs + k];
-  out[t] = acc;
+__global__ void halve(ec::XyzzPoint<B>* data, const __grid_constant__ HalvingStep step) {
+  halve_thread(data, step, size_t(blockIdx.x) * blockDim.x + threadIdx.x);
 }
 
 // out[j] = [2^doublings] in[j] in affine form, j < n: thread t doubles points [t K, t K + K) in
@@ -543,19 +551,20 @@ unsigned slice_length(size_t terms, size_t resident_threads, size_t longest) {
   const size_t even = (terms + resident_threads * waves - 1) / (resident_threads * waves);
   return unsigned(std::clamp<size_t>(even, std::min<size_t>(8, longest), longest));
 }
-// The longest level-0 slice: long enough to amortise the boundary partials, short enough to give
-// the card about 2^18 threads.
-size_t level0_longest_slice(size_t pairs) { return std::clamp<size_t>(pairs >> 18, 8, 256); }
-// Buckets per thread and level in the window reduction, and segment sums per thread when
-// combining them (powers of two; CUZK_GPU_MSM_SEGMENT and CUZK_GPU_MSM_GROUP override them, for
-// measurements). Groups of 2: the shortest dependent chains (on the H200 the reduction took 16.3
-// ms at 2^24 with groups of 32, 12.9 with 8; with the even/odd Fp product, 2^20's whole MSM 12.37
-// ms with 8, 12.33 with 4, 11.89 with 2). Segments of 8 were slower than 16.
-unsigned tunable(const char* name, unsigned fallback) {
+// A power of two in [2, most] from the environment, for measurements; else the fallback.
+unsigned tunable(const char* name, unsigned fallback, unsigned most = 256) {
   const char* e = std::getenv(name);
   if (!e) return fallback;
   const unsigned v = unsigned(std::atoi(e));
-  return v >= 2 && v <= 256 && std::has_single_bit(v) ? v : fallback;
+  return v >= 2 && v <= most && std::has_single_bit(v) ? v : fallback;
+}
+// The longest level-0 slice: long enough to amortise the boundary partials, short enough to give
+// the card about 2^18 threads (CUZK_GPU_MSM_LEVEL0 overrides it, for measurements). At 2^24
+// precomputed on the H200, 512 instead of 256 halves the partials (1.6 M to 0.8 M; partials phase
+// 3.0 -> 1.6 ms) with the same accumulation time; 1024 cost 1.2 ms more accumulation than it saved.
+size_t level0_longest_slice(size_t pairs) {
+  static const unsigned forced = tunable("CUZK_GPU_MSM_LEVEL0", 0, 4096);
+  return forced ? forced : std::clamp<size_t>(pairs >> 18, 8, 512);
 }
 // Partials per thread at the levels above 0, at most (CUZK_GPU_MSM_UPPER overrides it; at least
 // 4, so that each level at least halves the partials: a slice of 2 can leave 2). 4, 8 and 16
@@ -565,12 +574,10 @@ unsigned upper_slice() {
   static const unsigned v = std::max(4u, tunable("CUZK_GPU_MSM_UPPER", 32));
   return v;
 }
+// Buckets per thread at level 0 of the window reduction (a power of two; CUZK_GPU_MSM_SEGMENT
+// overrides it). Segments of 8 were slower than 16 on the H200.
 unsigned reduce_segment() {
   static const unsigned v = tunable("CUZK_GPU_MSM_SEGMENT", 16);
-  return v;
-}
-unsigned reduce_group() {
-  static const unsigned v = tunable("CUZK_GPU_MSM_GROUP", 2);
   return v;
 }
 
@@ -693,18 +700,27 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   }
 
   phases.mark("upload");
-  // Classify: zeros and ones decide the window and the pair buffer's size.
-  auto* counters = ws.counters.get<unsigned long long>(4);
-  check(cudaMemsetAsync(counters, 0, 4 * sizeof(unsigned long long), stream), "memset");
-  classify<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, counters);
-  check_launch("classify");
-  unsigned long long host_counters[4];
-  check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
-  check(cudaStreamSynchronize(stream), "classify");
-  phases.mark("classify");
+  auto* counters = ws.counters.get<unsigned long long>(6);
+  check(cudaMemsetAsync(counters, 0, 6 * sizeof(unsigned long long), stream), "memset");
+  unsigned long long host_counters[6];
   const bool split = options.split_zero_one;
-  const size_t zeros = split ? host_counters[0] : 0, ones = split ? host_counters[1] : 0;
-  const size_t bucketed = terms_with_base - zeros - ones;
+  // The window: fixed by precomputed bases or the options, else chosen from the number of
+  // bucketed scalars, which a classify pass counts first (zeros and ones take no bucket). With a
+  // fixed window that pass and its host round trip are skipped (0.6 ms at 2^24 on the H200), and
+  // the pair buffer is sized for every scalar with a base.
+  const bool fixed_window = bases.window_bits() || options.window_bits;
+  size_t bucketed = terms_with_base, ones = 0;
+  if (!fixed_window) {
+    classify<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, counters);
+    check_launch("classify");
+    check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
+    check(cudaStreamSynchronize(stream), "classify");
+    phases.mark("classify");
+    if (split) {
+      ones = host_counters[1];
+      bucketed = terms_with_base - host_counters[0] - ones;
+    }
+  }
   const unsigned c = bases.window_bits()   ? bases.window_bits()
                      : options.window_bits ? options.window_bits
                                            : gpu_window_bits(bucketed);
@@ -714,7 +730,6 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   const uint32_t stride = bases.window_bits() ? uint32_t(bases.size()) : 0;
   const size_t nb = size_t(1) << (c - 1);
   const size_t ones_key = sets * nb;
-  if (stats) *stats = {terms_with_base, zeros, ones, bucketed, c};
 
   // Pairs, sorted by bucket.
   const size_t max_pairs = bucketed * windows + ones;
@@ -731,6 +746,10 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   phases.mark("emit");
   const size_t pairs = host_counters[3];
   if (pairs > max_pairs) throw std::runtime_error("GPU MSM: pair count overflow (internal error)");
+  if (stats) {
+    const size_t zeros = split ? host_counters[4] : 0, ones_split = split ? host_counters[5] : 0;
+    *stats = {terms_with_base, zeros, ones_split, terms_with_base - zeros - ones_split, c};
+  }
 
   const size_t total_buckets = ones_key + 1;
   Xyzz* buckets = ws.buckets.get<Xyzz>(total_buckets);
@@ -840,86 +859,60 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
       uint32_t last[2];
       check(cudaMemcpyAsync(&last[0], positions + slots - 1, 4, cudaMemcpyDeviceToHost, stream), "download");
       check(cudaMemcpyAsync(&last[1], flags + slots - 1, 4, cudaMemcpyDeviceToHost, stream), "download");
+      phases.detail("p-scan");
       check(cudaStreamSynchronize(stream), "partials");
+      phases.detail("p-sync");
       const size_t partials = size_t(last[0]) + last[1];
       if (partials == 0) break;
-      compact<B><<<blocks_for(slots), kThreads, 0, stream>>>(flags, positions, slots, slot_keys, slot_vals, part_keys,
-                                                             part_vals);
+      compact<B><<<blocks_for(slots * kPointWords<B>), kThreads, 0, stream>>>(flags, positions, slots, slot_keys,
+                                                                              slot_vals, part_keys, part_vals);
       check_launch("compact");
+      phases.detail("p-compact");
       L = slice_length(partials, upper_threads, upper_slice());
       slices = (partials + L - 1) / L;
       accumulate<B><<<blocks_for(slices), kThreads, 0, stream>>>(part_keys, XyzzTerms<B>{part_vals}, partials, L,
                                                                  buckets, slot_keys, slot_vals, flags);
       check_launch("accumulate partials");
+      phases.detail("p-level");
     }
   }
 
   phases.mark("partials");
-  const unsigned kSegment = reduce_segment(), kGroup = reduce_group();
-  // Window sums F_w = sum_j (j + 1) B_w[j] = H(B_w) + sum_j B_w[j] with H(X) = sum_j j X_j, level by
-  // level: H(X) = sum_s H_s + m H(R) (weigh_segments); the sums of the H_s come back per level.
-  size_t pool_size = 0;
-  for (size_t n = nb;;) {
-    const size_t segs = n / std::min<size_t>(kSegment, n);
-    pool_size += 2 * sets * segs;
-    if (segs == 1) break;
-    n = segs;
+  // Window sums F_u = sum_j (j + 1) B_u[j] = H(B_u) + sum_j B_u[j] with H(X) = sum_j j X_j:
+  // H(B) = sum_s H_s + m sum_s s R_s (weigh_segments), then the halving steps (plan_reduction).
+  const unsigned m = unsigned(std::min<size_t>(reduce_segment(), nb));
+  const size_t segs = nb / m;
+  const ReductionPlan plan = plan_reduction(segs, sets);
+  Xyzz* red = ws.levels.get<Xyzz>(plan.points);
+  weigh_segments<B><<<blocks_for(sets * segs), kThreads, 0, stream>>>(buckets, sets, nb, m, red, red + sets * segs);
+  check_launch("weigh_segments");
+  phases.detail("weigh");
+  for (const HalvingStep& step : plan.steps) {
+    halve<B><<<blocks_for(size_t(step.first[step.jobs]) * sets), kThreads, 0, stream>>>(red, step);
+    check_launch("halve");
+    phases.detail("halve");
   }
-  Xyzz* next = ws.levels.get<Xyzz>(pool_size);
-  const size_t first_groups = sets * ((nb / std::min<size_t>(kSegment, nb) + kGroup - 1) / kGroup);
-  Xyzz* group_buf[2] = {ws.segments[0].get<Xyzz>(first_groups), ws.segments[1].get<Xyzz>(first_groups)};
-  std::vector<std::vector<Xyzz>> level_sums;
-  std::vector<unsigned> level_m;
-  std::vector<Xyzz> window_totals(sets + 1);  // sum_j B_u[j] per set; the last entry the ones
-  const Xyzz* in = buckets;
-  for (size_t n = nb;;) {
-    const unsigned mm = unsigned(std::min<size_t>(kSegment, n));
-    const size_t segs = n / mm;
-    Xyzz* h = next;
-    Xyzz* r = next + sets * segs;
-    next += 2 * sets * segs;
-    weigh_segments<B><<<blocks_for(sets * segs), kThreads, 0, stream>>>(in, sets, n, mm, h, r);
-    check_launch("weigh_segments");
-    phases.detail("weigh");
-    const Xyzz* sum_in = h;
-    for (size_t left = segs, flip = 0; left > 1; flip ^= 1) {
-      const size_t out_segs = (left + kGroup - 1) / kGroup;
-      sum_groups<B><<<blocks_for(sets * out_segs), kThreads, 0, stream>>>(sum_in, sets, left, kGroup, group_buf[flip]);
-      check_launch("sum_groups");
-      phases.detail("group");
-      sum_in = group_buf[flip];
-      left = out_segs;
-    }
-    level_sums.emplace_back(sets);
-    level_m.push_back(mm);
-    check(cudaMemcpyAsync(level_sums.back().data(), sum_in, sets * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
-          "download");
-    if (segs == 1) {
-      check(cudaMemcpyAsync(window_totals.data(), r, sets * sizeof(Xyzz), cudaMemcpyDeviceToHost, stream), "download");
-      break;
-    }
-    in = r;
-    n = segs;
-  }
-  check(cudaMemcpyAsync(&window_totals[sets], buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream),
+  std::vector<Xyzz> results(sets * (2 + plan.bits) + 1);  // the last entry: the ones' bucket
+  check(cudaMemcpyAsync(results.data(), red + plan.results, (results.size() - 1) * sizeof(Xyzz), cudaMemcpyDeviceToHost,
+                        stream),
         "download");
+  check(cudaMemcpyAsync(&results.back(), buckets + ones_key, sizeof(Xyzz), cudaMemcpyDeviceToHost, stream), "download");
   phases.mark("reduce");
   check(cudaStreamSynchronize(stream), "MSM");
   phases.print(count, c);
 
-  // F_u from the levels (H = S_0 + m_0 (S_1 + m_1 (...))), then sum_u 2^(u c) F_u by Horner's rule,
-  // plus the ones (with precomputed copies, the factors 2^(t G c) of windows t G + u are in the bases).
+  // F_u = S_u + m sum_b 2^b T_u,b + total_u, then sum_u 2^(u c) F_u by Horner's rule, plus the
+  // ones (with precomputed copies, the factors 2^(t G c) of windows t G + u are in the bases).
+  auto slot = [&](unsigned k, unsigned w) { return canonical(results[size_t(k) * sets + w]).to_jacobian(); };
   Jacobian acc = Jacobian::infinity();
   for (unsigned w = sets; w-- > 0;) {
     for (unsigned i = 0; i < c; i++) acc = acc.dbl();
     Jacobian h = Jacobian::infinity();
-    for (size_t k = level_sums.size(); k-- > 0;) {
-      for (unsigned i = 1; i < level_m[k]; i <<= 1) h = h.dbl();
-      h += canonical(level_sums[k][w]).to_jacobian();
-    }
-    acc += h + canonical(window_totals[w]).to_jacobian();
+    for (unsigned b = plan.bits; b-- > 0;) h = h.dbl() + slot(2 + b, w);
+    for (unsigned i = 1; i < m; i <<= 1) h = h.dbl();
+    acc += h + slot(0, w) + slot(1, w);
   }
-  return acc + canonical(window_totals[sets]).to_jacobian();
+  return acc + canonical(results.back()).to_jacobian();
 }
 
 }  // namespace

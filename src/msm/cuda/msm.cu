@@ -575,10 +575,17 @@ unsigned upper_slice() {
   return v;
 }
 // Buckets per thread at level 0 of the window reduction (a power of two; CUZK_GPU_MSM_SEGMENT
-// overrides it). Segments of 8 were slower than 16 on the H200.
-unsigned reduce_segment() {
-  static const unsigned v = tunable("CUZK_GPU_MSM_SEGMENT", 16);
-  return v;
+// overrides it): 16, or 2 when segments of 16 over all `buckets` would not fill half of the
+// threads the card holds at once (`resident`): such small reductions are bound by one thread's
+// chain of dependent additions (~16 µs each on the H200), not by the work. On the H200, with
+// halving steps above level 0: 16 within noise of 8 and 32 at 2^24; 2 instead of 16 took the
+// reduction from 0.66 to 0.28 ms at 2^16 (24 windows of 2^10 buckets), 0.73 to 0.41 at 2^18,
+// 0.83 to 0.58 at 2^20 precomputed (2^17 buckets); at 2^20 plain (16 × 2^15 buckets, one full
+// wave with 16) 8 was slower than 16 (1.00 against 0.90 ms).
+unsigned reduce_segment(size_t buckets, size_t resident) {
+  static const unsigned forced = tunable("CUZK_GPU_MSM_SEGMENT", 0);
+  if (forced) return forced;
+  return buckets / 16 >= resident / 2 ? 16 : 2;
 }
 
 // CUZK_GPU_MSM_PREFETCH=1 makes level 0 load the next pair's base before adding the current one.
@@ -880,7 +887,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   phases.mark("partials");
   // Window sums F_u = sum_j (j + 1) B_u[j] = H(B_u) + sum_j B_u[j] with H(X) = sum_j j X_j:
   // H(B) = sum_s H_s + m sum_s s R_s (weigh_segments), then the halving steps (plan_reduction).
-  const unsigned m = unsigned(std::min<size_t>(reduce_segment(), nb));
+  const unsigned m = unsigned(std::min<size_t>(reduce_segment(sets * nb, resident_threads(weigh_segments<B>)), nb));
   const size_t segs = nb / m;
   const ReductionPlan plan = plan_reduction(segs, sets);
   Xyzz* red = ws.levels.get<Xyzz>(plan.points);

@@ -69,7 +69,7 @@ class MsmGpuTest : public ::testing::Test {
                                      << ", window = " << stats.window_bits;
     EXPECT_EQ(stats.terms, n);
     EXPECT_EQ(stats.zeros + stats.ones + stats.bucketed, n);
-    // Counted by the classify pass, or by the pair emission when the window is fixed.
+    // Counted by the pair emission (a classify pass, when the window is not fixed, only chooses it).
     if (options.split_zero_one) {
       EXPECT_EQ(stats.zeros, size_t(std::count(scalars.begin(), scalars.end(), Fr::zero()))) << what;
       EXPECT_EQ(stats.ones, size_t(std::count(scalars.begin(), scalars.end(), Fr::one()))) << what;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -193,14 +194,16 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
 // One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
 // precomputed copies, sets = windows) gives key = u * buckets + |digit| - 1 and value =
 // (t stride + base) << 1 | sign, base t of the copies. With split_ones, a scalar 1 gives the single
-// pair (ones_key, base) and a scalar 0 none. counters[4], counters[5] += the zeros and ones among
-// the scalars with a base (the MSM's statistics when no classify pass ran). Each warp reserves its pairs at counters[3]
+// pair (ones_key, base) and a scalar 0 none. Pairs are counted at counters[3] and stored only
+// below `capacity` (with a fixed window the buffer is sized before the count is known: the
+// caller emits again into a larger one when the count says so). counters[4], counters[5] += the
+// zeros and ones among the scalars with a base (the MSM's statistics). Each warp reserves its pairs at counters[3]
 // once and writes them window by window, the lanes with a digit in that window at consecutive positions (a ballot's
 // rank), so every store is coalesced; the sort after it makes the order irrelevant. (Writing each scalar's pairs
 // together took 4.2 ms at 2^24 with 12 windows on the H200: stores 48 bytes apart across the warp.)
 __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
-                           unsigned sets, uint32_t stride, bool split_ones, uint32_t* keys, uint32_t* vals,
-                           unsigned long long* counters) {
+                           unsigned sets, uint32_t stride, bool split_ones, size_t capacity, uint32_t* keys,
+                           uint32_t* vals, unsigned long long* counters) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1;  // lanes before this one
@@ -235,8 +238,10 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
   const unsigned ones = __ballot_sync(0xffffffffu, is_one);
   if (is_one) {
     const size_t at = pos + __popc(ones & below);
-    keys[at] = ones_key;
-    vals[at] = v;
+    if (at < capacity) {
+      keys[at] = ones_key;
+      vals[at] = v;
+    }
   }
   pos += __popc(ones);
   for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
@@ -244,8 +249,10 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
     const unsigned with = __ballot_sync(0xffffffffu, d != 0);
     if (d != 0) {
       const size_t at = pos + __popc(with & below);
-      keys[at] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
-      vals[at] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
+      if (at < capacity) {
+        keys[at] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
+        vals[at] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
+      }
     }
     pos += __popc(with);
     if (++u == sets) {
@@ -713,8 +720,9 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   const bool split = options.split_zero_one;
   // The window: fixed by precomputed bases or the options, else chosen from the number of
   // bucketed scalars, which a classify pass counts first (zeros and ones take no bucket). With a
-  // fixed window that pass and its host round trip are skipped (0.6 ms at 2^24 on the H200), and
-  // the pair buffer is sized for every scalar with a base.
+  // fixed window that pass and its host round trip are skipped (0.6 ms at 2^24 on the H200): the
+  // pairs go into the buffers as they are, and only when they hold too few (the first MSM of a
+  // size) are the pairs emitted again into buffers of the counted size.
   const bool fixed_window = bases.window_bits() || options.window_bits;
   size_t bucketed = terms_with_base, ones = 0;
   if (!fixed_window) {
@@ -739,20 +747,42 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   const size_t ones_key = sets * nb;
 
   // Pairs, sorted by bucket.
-  const size_t max_pairs = bucketed * windows + ones;
-  if (max_pairs >= size_t(INT_MAX)) throw std::invalid_argument("GPU MSM: too many (bucket, point) pairs");
-  uint32_t* keys0 = ws.keys[0].get<uint32_t>(max_pairs);
-  uint32_t* keys1 = ws.keys[1].get<uint32_t>(max_pairs);
-  uint32_t* vals0 = ws.vals[0].get<uint32_t>(max_pairs);
-  uint32_t* vals1 = ws.vals[1].get<uint32_t>(max_pairs);
-  emit_pairs<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, sets, stride, split, keys0,
-                                                         vals0, counters);
-  check_launch("emit_pairs");
-  check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
-  check(cudaStreamSynchronize(stream), "emit_pairs");
+  auto too_many = [](size_t pairs) {
+    if (pairs >= size_t(INT_MAX)) throw std::invalid_argument("GPU MSM: too many (bucket, point) pairs");
+  };
+  size_t max_pairs = bucketed * windows + ones;  // a bound once the classify pass has run
+  if (fixed_window) {
+    max_pairs = std::numeric_limits<size_t>::max();
+    for (Buffer* b : {&ws.keys[0], &ws.keys[1], &ws.vals[0], &ws.vals[1]}) {
+      max_pairs = std::min(max_pairs, b->bytes() / sizeof(uint32_t));
+    }
+  } else {
+    too_many(max_pairs);
+  }
+  uint32_t *keys0, *keys1, *vals0, *vals1;
+  auto emit = [&](size_t capacity) {
+    keys0 = ws.keys[0].get<uint32_t>(capacity);
+    keys1 = ws.keys[1].get<uint32_t>(capacity);
+    vals0 = ws.vals[0].get<uint32_t>(capacity);
+    vals1 = ws.vals[1].get<uint32_t>(capacity);
+    emit_pairs<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, sets, stride, split,
+                                                           capacity, keys0, vals0, counters);
+    check_launch("emit_pairs");
+    check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
+    check(cudaStreamSynchronize(stream), "emit_pairs");
+    return size_t(host_counters[3]);
+  };
+  size_t pairs = emit(max_pairs);
+  if (pairs > max_pairs) {
+    if (!fixed_window) throw std::runtime_error("GPU MSM: pair count overflow (internal error)");
+    too_many(pairs);
+    check(cudaMemsetAsync(counters + 3, 0, 3 * sizeof(unsigned long long), stream), "memset");
+    max_pairs = pairs;
+    pairs = emit(max_pairs);
+    if (pairs != max_pairs) throw std::runtime_error("GPU MSM: pair count changed between emissions (internal error)");
+  }
+  too_many(pairs);
   phases.mark("emit");
-  const size_t pairs = host_counters[3];
-  if (pairs > max_pairs) throw std::runtime_error("GPU MSM: pair count overflow (internal error)");
   if (stats) {
     const size_t zeros = split ? host_counters[4] : 0, ones_split = split ? host_counters[5] : 0;
     *stats = {terms_with_base, zeros, ones_split, terms_with_base - zeros - ones_split, c};

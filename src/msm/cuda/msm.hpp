@@ -6,7 +6,8 @@
 // the rest give signed Booth digits, one (bucket, point) pair per non-zero digit and window,
 // which a CUB radix sort groups by bucket. Buckets are accumulated in XYZZ by threads that
 // take equal slices of the sorted pairs (so long buckets cannot stall one thread), then each
-// window's buckets are reduced by segmented running sums and the windows combined on the host.
+// window's buckets are reduced (running sums over short segments, then halving steps:
+// reduction_plan.hpp) and the windows combined on the host.
 // G1's bucket arithmetic keeps Fp values in [0, 2p) (ff/cuda/lazy_mont.hpp) and reduces them
 // fully when they reach the host.
 // With CUZK_GPU_MSM_AFFINE=1 (opt-in), rounds of affine additions with one shared inversion

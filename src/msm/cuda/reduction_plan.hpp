@@ -8,7 +8,7 @@
 //   sum_s s R_s = sum_b 2^b T_b,  T_b = the sum of Y_b's odd elements,
 // because s = 2q + r gives sum_s s Y_s = sum_q Y_{2q+1} + 2 sum_q q (Y_{2q} + Y_{2q+1}). Every
 // step halves Y and every unfinished sum (H, the T_b) at once, so the reduction above level 0 is
-// about log2(n) + 1 dependent additions, one launch each. (Running sums over segments of 16 at
+// ceil(log2(n)) launches (one when n = 1) of one addition each. (Running sums over segments of 16 at
 // every level, with trees of 2-sums for the H_s, took 45 launches and ~150 dependent additions:
 // 2.9 of the 5.2 ms of the reduction at 2^24 on the H200.)
 //
@@ -35,7 +35,7 @@ struct Halving {
   uint32_t length, stride;
 };
 
-constexpr unsigned kMaxHalvings = 32;  // vectors halved in one step: about log2(n) + 2
+constexpr unsigned kMaxHalvings = 32;  // vectors halved in one step: at most ceil(log2(n)) + 1
 
 // One launch: job j's outputs are threads [first[j], first[j + 1]) of each set.
 struct HalvingStep {
@@ -68,14 +68,14 @@ CUZK_HD inline void halve_thread(T* data, const HalvingStep& step, size_t t) {
   data[h.out + w * h.out_set_stride + i] = sum;
 }
 
-// The plan for n segments (n < 2^32) in each of `sets` sets.
+// The plan for n segments (n < 2^31: the job limit) in each of `sets` sets.
 inline ReductionPlan plan_reduction(size_t n, unsigned sets) {
   struct Vector {
     uint64_t at, set_stride;
     uint32_t length, stride;
     unsigned slot;  // where its sum ends
   };
-  if (n == 0 || sets == 0 || n >= (size_t(1) << 32)) throw std::invalid_argument("plan_reduction: bad size");
+  if (n == 0 || sets == 0 || n >= (size_t(1) << 31)) throw std::invalid_argument("plan_reduction: bad size");
   ReductionPlan plan;
   for (size_t k = n; k > 1; k = (k + 1) / 2) plan.bits++;
   plan.results = 2 * sets * n;

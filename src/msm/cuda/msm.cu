@@ -197,10 +197,11 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
 // pair (ones_key, base) and a scalar 0 none. Pairs are counted at counters[3] and stored only
 // below `capacity` (with a fixed window the buffer is sized before the count is known: the
 // caller emits again into a larger one when the count says so). counters[4], counters[5] += the
-// zeros and ones among the scalars with a base (the MSM's statistics). Each warp reserves its pairs at counters[3]
-// once and writes them window by window, the lanes with a digit in that window at consecutive positions (a ballot's
-// rank), so every store is coalesced; the sort after it makes the order irrelevant. (Writing each scalar's pairs
-// together took 4.2 ms at 2^24 with 12 windows on the H200: stores 48 bytes apart across the warp.)
+// zeros and ones among the scalars with a base (the MSM's statistics). Each warp reserves its
+// pairs at counters[3] once and writes them window by window, the lanes with a digit in that
+// window at consecutive positions (a ballot's rank), so every store is coalesced; the sort after
+// it makes the order irrelevant. (Writing each scalar's pairs together took 4.2 ms at 2^24 with
+// 12 windows on the H200: stores 48 bytes apart across the warp.)
 __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
                            unsigned sets, uint32_t stride, bool split_ones, size_t capacity, uint32_t* keys,
                            uint32_t* vals, unsigned long long* counters) {

@@ -170,25 +170,24 @@ __global__ void popcount_words(const uint64_t* words, size_t n, uint64_t* out) {
   if (i < n) out[i] = uint64_t(__popcll(words[i]));
 }
 
-// counters[0..2] += zeros, ones, terms (scalars that have a base).
+// counter += the lanes of the warp with flag set (one atomic per warp; every lane must call it).
+__device__ __forceinline__ void count_in_warp(unsigned long long* counter, bool flag) {
+  const unsigned n = __reduce_add_sync(0xffffffffu, unsigned(flag));
+  if ((threadIdx.x & 31) == 0 && n) atomicAdd(counter, (unsigned long long)n);
+}
+
+// counters[0], counters[1] += the zeros and ones among the scalars that have a base.
 __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density, unsigned long long* counters) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned zero = 0, one = 0, term = 0;
+  bool zero = false, one = false;
   uint64_t base;
   if (i < count && base_of(i, density, base)) {
-    term = 1;
     const BigInt<4> k = scalars[i].to_canonical();
     zero = k.is_zero();
     one = k == BigInt<4>::from_u64(1);
   }
-  zero = __reduce_add_sync(0xffffffffu, zero);
-  one = __reduce_add_sync(0xffffffffu, one);
-  term = __reduce_add_sync(0xffffffffu, term);
-  if ((threadIdx.x & 31) == 0) {
-    if (zero) atomicAdd(&counters[0], zero);
-    if (one) atomicAdd(&counters[1], one);
-    if (term) atomicAdd(&counters[2], term);
-  }
+  count_in_warp(&counters[0], zero);
+  count_in_warp(&counters[1], one);
 }
 
 // One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
@@ -226,10 +225,8 @@ __global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity densit
       for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
     }
   }
-  const unsigned zeros = __reduce_add_sync(0xffffffffu, unsigned(is_zero));
-  const unsigned ones_seen = __reduce_add_sync(0xffffffffu, unsigned(one));
-  if (lane == 0 && zeros) atomicAdd(&counters[4], (unsigned long long)zeros);
-  if (lane == 0 && ones_seen) atomicAdd(&counters[5], (unsigned long long)ones_seen);
+  count_in_warp(&counters[4], is_zero);
+  count_in_warp(&counters[5], one);
   const unsigned total = __reduce_add_sync(0xffffffffu, n);
   if (total == 0) return;  // the whole warp: no pairs
   unsigned long long start = 0;
@@ -720,22 +717,21 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   unsigned long long host_counters[6];
   const bool split = options.split_zero_one;
   // The window: fixed by precomputed bases or the options, else chosen from the number of
-  // bucketed scalars, which a classify pass counts first (zeros and ones take no bucket). With a
-  // fixed window that pass and its host round trip are skipped (0.6 ms at 2^24 on the H200): the
+  // bucketed scalars, which a classify pass counts first when zeros and ones take no bucket
+  // (without the split every scalar with a base is bucketed). With a fixed window that pass and
+  // its host round trip are skipped (0.6 ms at 2^24 on the H200): the
   // pairs go into the buffers as they are, and only when they hold too few (the first MSM of a
   // size) are the pairs emitted again into buffers of the counted size.
   const bool fixed_window = bases.window_bits() || options.window_bits;
   size_t bucketed = terms_with_base, ones = 0;
-  if (!fixed_window) {
+  if (!fixed_window && split) {
     classify<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, counters);
     check_launch("classify");
     check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
     check(cudaStreamSynchronize(stream), "classify");
     phases.mark("classify");
-    if (split) {
-      ones = host_counters[1];
-      bucketed = terms_with_base - host_counters[0] - ones;
-    }
+    ones = host_counters[1];
+    bucketed = terms_with_base - host_counters[0] - ones;
   }
   const unsigned c = bases.window_bits()   ? bases.window_bits()
                      : options.window_bits ? options.window_bits

@@ -59,8 +59,9 @@ class EvaluationDomain {
   std::vector<Fr> twiddles_, inv_twiddles_;
 };
 
-// H's coefficients from the constraint evaluations, as bellperson's prover does it:
-// a, b, c <- ifft; coset_fft; a <- (a * b - c) / Z on the coset; icoset_fft.
+// H's coefficients from the constraint evaluations, the same as bellperson's prover gives
+// (a, b, c <- ifft; coset_fft; a <- (a * b - c) / Z on the coset; icoset_fft) with one transform
+// of c instead of three: a, b <- ifft; coset_fft; c <- ifft; a <- (icoset_fft(a * b) - c) / Z(g).
 // a, b and c must have the domain's size (zero-padded by the caller); the result is left in a,
 // of which the first n - 1 coefficients are H (the top one is zero for a satisfied circuit).
 // b and c are used as scratch.

@@ -303,10 +303,20 @@ __global__ void scale_kernel(Fr* a, Fr s, size_t n) {
   }
 }
 
-// a = (a b - c) / Z on the coset.
-__global__ void quotient_kernel(Fr* a, const Fr* b, const Fr* c, Fr z_inv, size_t n) {
+__global__ void multiply_kernel(Fr* a, const Fr* b, size_t n) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    a[i] = (a[i] * b[i] - c[i]) * z_inv;
+    a[i] = a[i] * b[i];
+  }
+}
+
+// H's last pointwise step, on the bit-reversed outputs of the unscaled DIF iNTTs of a b (on the
+// coset) and of c (position i holds index k = rev(i)): a[i] = a[i] - c[i] g^k, so that the final
+// permutation's g^-k / (n Z(g)) gives (icoset(a b) - iNTT(c)) / Z(g).
+__global__ void h_combine_kernel(Fr* a, const Fr* c, const Fr* lo, const Fr* hi, unsigned split, unsigned log_n,
+                                 size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t k = log_n ? __brevll(i) >> (64 - log_n) : i;
+    a[i] = a[i] - c[i] * (lo[k & ((size_t(1) << split) - 1)] * hi[k >> split]);
   }
 }
 
@@ -422,7 +432,7 @@ DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
   n_inv_ = Fr::from_u64(n_).inverse();
   const Fr g = Fr::from_u64(ff::kFrMultiplicativeGenerator);
   const Fr g_inv = g.inverse();
-  z_inv_ = (g.pow(uint64_t(n_)) - Fr::one()).inverse();
+  const Fr z_inv = (g.pow(uint64_t(n_)) - Fr::one()).inverse();  // 1 / Z on the coset
 
   // Passes bottom up; the DIF runs them in reverse order. The first pass takes up to kBlockLog
   // stages; the rest are shared evenly among as few passes as fit (at most kBlockLog -
@@ -450,11 +460,13 @@ DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
   auto g_hi = host_powers(g.pow(uint64_t(lo_n)), one, hi_n);
   auto g_hi_ninv = host_powers(g.pow(uint64_t(lo_n)), n_inv_, hi_n);
   auto ginv_hi_ninv = host_powers(g_inv.pow(uint64_t(lo_n)), n_inv_, hi_n);
+  auto ginv_hi_ninv_zinv = host_powers(g_inv.pow(uint64_t(lo_n)), n_inv_ * z_inv, hi_n);
   g_lo_ = upload(g_lo, stream_);
   g_hi_ = upload(g_hi, stream_);
   g_hi_ninv_ = upload(g_hi_ninv, stream_);
   ginv_lo_ = upload(ginv_lo, stream_);
   ginv_hi_ninv_ = upload(ginv_hi_ninv, stream_);
+  ginv_hi_ninv_zinv_ = upload(ginv_hi_ninv_zinv, stream_);
   if (n_ >= 2) {
     auto w_lo = host_powers(omega, one, lo_n);
     auto w_hi = host_powers(omega.pow(uint64_t(lo_n)), one, hi_n);
@@ -471,7 +483,7 @@ DeviceDomain::DeviceDomain(unsigned log_n, cudaStream_t stream)
 
 size_t DeviceDomain::table_bytes() const {
   return twiddles_.bytes() + g_lo_.bytes() + g_hi_.bytes() + g_hi_ninv_.bytes() + ginv_lo_.bytes() +
-         ginv_hi_ninv_.bytes();
+         ginv_hi_ninv_.bytes() + ginv_hi_ninv_zinv_.bytes();
 }
 
 void DeviceDomain::dit(Fr* a, const Fr* scale_lo, const Fr* scale_hi) const {
@@ -556,15 +568,24 @@ void DeviceDomain::coset_evaluations(Fr* x) const {
   }
 }
 
-void DeviceDomain::h_from_coset_evaluations(Fr* a, const Fr* b, const Fr* c) const {
-  quotient_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, b, c, z_inv_, n_);
-  check_launch("quotient");
-  icoset_fft(a);
+void DeviceDomain::h_product(Fr* a, const Fr* b) const {
+  multiply_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, b, n_);
+  check_launch("multiply");
+  dif_inverse(a);  // unscaled, bit-reversed: h_finish applies g^-k / n with the permutation
+}
+
+void DeviceDomain::h_finish(Fr* a, Fr* c) const {
+  dif_inverse(c);
+  h_combine_kernel<<<grid_for(n_), kThreads, 0, stream_>>>(a, c, g_lo_.get(), g_hi_.get(), split_, log_n_, n_);
+  check_launch("h_combine");
+  bit_reverse_scaled(a, ginv_lo_.get(), ginv_hi_ninv_zinv_.get());
 }
 
 void DeviceDomain::h_polynomial(Fr* a, Fr* b, Fr* c) const {
-  for (Fr* x : {a, b, c}) coset_evaluations(x);
-  h_from_coset_evaluations(a, b, c);
+  coset_evaluations(a);
+  coset_evaluations(b);
+  h_product(a, b);
+  h_finish(a, c);
 }
 
 void DeviceDomain::synchronize() const { check(cudaStreamSynchronize(stream_), "NTT"); }

@@ -47,15 +47,20 @@ class DeviceDomain {
   void coset_fft(Fr* a) const;
   void icoset_fft(Fr* a) const;
 
-  // bellperson's H polynomial on device vectors of n elements each (zero-padded evaluations
-  // of a, b, c): 3 iNTT, 3 coset NTT, (a b - c) / Z on the coset, coset iNTT. The
-  // coefficients (natural order) are left in a; b and c are scratch.
+  // bellperson's H polynomial, (A B - C) / Z, on device vectors of n elements each (zero-padded
+  // evaluations of a, b, c); the coefficients (natural order) are left in a, b and c are
+  // scratch. Z is the constant g^n - 1 on the coset and the coset iNTT is linear, so
+  // H = icoset(A^ B^) / Z(g) - iNTT(c) / Z(g): 6 transforms instead of bellperson's 7, one of
+  // them for c, with bellperson's coefficients for any a, b, c (ntt::compute_h_polynomial).
   void h_polynomial(Fr* a, Fr* b, Fr* c) const;
-  // Its two halves, so that a caller can upload b and c while a is transformed: one vector's
-  // iNTT and coset NTT (evaluations to coset evaluations, in place), then, once a, b and c
-  // are all there, (a b - c) / Z and the coset iNTT (coefficients left in a).
+  // Its steps, so that a caller can upload b and c while a and b are transformed:
+  // coset_evaluations(a); coset_evaluations(b); h_product(a, b); h_finish(a, c).
+  // coset_evaluations: one vector's iNTT and coset NTT (evaluations to coset evaluations, in
+  // place); h_product: a <- a b, then its iNTT (unscaled, bit-reversed); h_finish: c's iNTT,
+  // then H into a.
   void coset_evaluations(Fr* x) const;
-  void h_from_coset_evaluations(Fr* a, const Fr* b, const Fr* c) const;
+  void h_product(Fr* a, const Fr* b) const;
+  void h_finish(Fr* a, Fr* c) const;
 
   void synchronize() const;
 
@@ -83,11 +88,11 @@ class DeviceDomain {
   size_t n_;
   cudaStream_t stream_;
   std::vector<Pass> passes_;
-  Fr n_inv_, z_inv_;
+  Fr n_inv_;
   unsigned split_;             // L: power tables are lo[2^L] x hi[2^(log_n - L)]
   DeviceBuffer<Fr> twiddles_;  // omega^j, j < n/2
-  // Split power tables: g^k; g^k / n; g^-k / n.
-  DeviceBuffer<Fr> g_lo_, g_hi_, g_hi_ninv_, ginv_lo_, ginv_hi_ninv_;
+  // Split power tables: g^k; g^k / n; g^-k / n; g^-k / (n Z(g)) (H's last step).
+  DeviceBuffer<Fr> g_lo_, g_hi_, g_hi_ninv_, ginv_lo_, ginv_hi_ninv_, ginv_hi_ninv_zinv_;
 };
 
 // Host-side wrappers for tests and benchmarks: copy in, transform on the current device,

@@ -97,6 +97,22 @@ std::vector<Fr> random_scalars(size_t n, std::mt19937_64& rng) {
   return s;
 }
 
+// Under a density mask the statistics count only the scalars that have a base.
+void expect_density_stats(const MsmStats& stats, const std::vector<Fr>& scalars, const DensityView& density,
+                          const std::string& what) {
+  size_t with_base = 0, zeros = 0, ones = 0;
+  for (size_t i = 0; i < scalars.size(); i++) {
+    if (!density.test(i)) continue;
+    with_base++;
+    zeros += scalars[i] == Fr::zero();
+    ones += scalars[i] == Fr::one();
+  }
+  EXPECT_EQ(stats.terms, with_base) << what;
+  EXPECT_EQ(stats.zeros, zeros) << what;
+  EXPECT_EQ(stats.ones, ones) << what;
+  EXPECT_EQ(stats.bucketed, with_base - zeros - ones) << what;
+}
+
 TEST_F(MsmGpuTest, UploadKeepsSizeAndBytes) {
   EXPECT_EQ(bases().size(), kResident);
   EXPECT_EQ(bases().device_bytes(), kResident * sizeof(G1Affine));
@@ -158,14 +174,20 @@ TEST_F(MsmGpuTest, DensityMatchesCpu) {
       }
       const size_t offset = kResident - ones;  // the density's bases end at the last resident one
       const auto want = msm_with_density<G1Curve>(host(offset, ones), scalars, density).to_affine();
-      const auto got = cuda::msm_with_density<G1Curve>(bases(), offset, std::span<const Fr>(scalars), density);
-      EXPECT_EQ(got.to_affine(), want) << "n = " << n << ", density " << percent << "%";
+      const std::string what = "n = " + std::to_string(n) + ", density " + std::to_string(percent) + "%";
+      MsmStats stats;
+      const auto got =
+          cuda::msm_with_density<G1Curve>(bases(), offset, std::span<const Fr>(scalars), density, {}, &stats);
+      EXPECT_EQ(got.to_affine(), want) << what;
+      expect_density_stats(stats, scalars, density, what);
       Fr* d = nullptr;
       ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1) * sizeof(Fr)), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
-      const auto got_device = cuda::msm_with_density<G1Curve>(bases(), offset, d, density);
+      MsmStats device_stats;
+      const auto got_device = cuda::msm_with_density<G1Curve>(bases(), offset, d, density, {}, &device_stats);
       cudaFree(d);
-      EXPECT_EQ(got_device.to_affine(), want) << "device scalars, n = " << n << ", density " << percent << "%";
+      EXPECT_EQ(got_device.to_affine(), want) << "device scalars, " << what;
+      expect_density_stats(device_stats, scalars, density, "device scalars, " + what);
     }
   }
 }
@@ -269,10 +291,17 @@ TEST_F(MsmGpuTest, PrecomputedBasesMatchCpu) {
     ASSERT_LE(ones, kResident);
     const size_t offset = kResident - ones;
     std::vector<Fr> scalars(n);
-    for (auto& x : scalars) x = rng() % 4 == 0 ? Fr::one() : Fr::random(rng);
+    for (auto& x : scalars) {
+      const uint64_t r = rng() % 8;
+      x = r < 2 ? Fr::one() : r < 3 ? Fr::zero() : Fr::random(rng);
+    }
     const auto want = msm_with_density<G1Curve>(host(offset, ones), scalars, density).to_affine();
-    EXPECT_EQ(cuda::msm_with_density<G1Curve>(*pre, offset, std::span<const Fr>(scalars), density).to_affine(), want)
+    MsmStats stats;  // counted by the emission (no classify pass: the window is fixed)
+    EXPECT_EQ(
+        cuda::msm_with_density<G1Curve>(*pre, offset, std::span<const Fr>(scalars), density, {}, &stats).to_affine(),
+        want)
         << "precomputed, density, " << what;
+    expect_density_stats(stats, scalars, density, "precomputed, density, " + what);
     // The window is the precomputation's.
     std::vector<Fr> s(10, Fr::one());
     EXPECT_THROW(cuda::msm<G1Curve>(*pre, 0, 10, std::span<const Fr>(s), MsmOptions{k.c == 5 ? 6u : 5u, true}),

@@ -1,7 +1,7 @@
 // The CUDA ProverBackend: prove_start on one device.
 //   1. a, b, c go up once through the pinned staging pool (zero-padded on the device) and are
 //      released on the host as soon as they are in pinned memory;
-//   2. the H polynomial runs on the device (7 NTTs and the pointwise steps), and H's MSM reads
+//   2. the H polynomial runs on the device (6 NTTs and the pointwise steps), and H's MSM reads
 //      its coefficients where they are;
 //   3. the aux and input scalars go up once into the same device memory (a/b/c are done with)
 //      and the L, A, B_G1 and B_G2 MSMs all read them there.

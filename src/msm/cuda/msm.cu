@@ -170,24 +170,28 @@ __global__ void popcount_words(const uint64_t* words, size_t n, uint64_t* out) {
   if (i < n) out[i] = uint64_t(__popcll(words[i]));
 }
 
-// counter += the lanes of the warp with flag set (one atomic per warp; every lane must call it).
-__device__ __forceinline__ void count_in_warp(unsigned long long* counter, bool flag) {
-  const unsigned n = __reduce_add_sync(0xffffffffu, unsigned(flag));
+// counter += the sum of value over the warp's lanes (one atomic per warp; every lane must call
+// it). The kernels that count keep per-thread totals over a grid-stride loop and call this once
+// at the end: atomics on one address serialise in L2 (one per warp of 32 scalars, ~8 M at 2^27,
+// cost ~5 ms on the H200 when most scalars were 0 or 1).
+__device__ __forceinline__ void add_in_warp(unsigned long long* counter, unsigned value) {
+  const unsigned n = __reduce_add_sync(0xffffffffu, value);
   if ((threadIdx.x & 31) == 0 && n) atomicAdd(counter, (unsigned long long)n);
 }
 
 // counters[0], counters[1] += the zeros and ones among the scalars that have a base.
+// Grid-stride (launch one wave: stream_blocks).
 __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density, unsigned long long* counters) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  bool zero = false, one = false;
-  uint64_t base;
-  if (i < count && base_of(i, density, base)) {
+  unsigned zeros = 0, ones = 0;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    uint64_t base;
+    if (!base_of(i, density, base)) continue;
     const BigInt<4> k = scalars[i].to_canonical();
-    zero = k.is_zero();
-    one = k == BigInt<4>::from_u64(1);
+    zeros += k.is_zero();
+    ones += k == BigInt<4>::from_u64(1);
   }
-  count_in_warp(&counters[0], zero);
-  count_in_warp(&counters[1], one);
+  add_in_warp(&counters[0], zeros);
+  add_in_warp(&counters[1], ones);
 }
 
 // One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
@@ -196,68 +200,91 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
 // pair (ones_key, base) and a scalar 0 none. Pairs are counted at counters[3] and stored only
 // below `capacity` (with a fixed window the buffer is sized before the count is known: the
 // caller emits again into a larger one when the count says so). counters[4], counters[5] += the
-// zeros and ones among the scalars with a base (the MSM's statistics). Each warp reserves its
-// pairs at counters[3] once and writes them window by window, the lanes with a digit in that
-// window at consecutive positions (a ballot's rank), so every store is coalesced; the sort after
-// it makes the order irrelevant. (Writing each scalar's pairs together took 4.2 ms at 2^24 with
-// 12 windows on the H200: stores 48 bytes apart across the warp.)
-__global__ void emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows,
-                           unsigned sets, uint32_t stride, bool split_ones, size_t capacity, uint32_t* keys,
-                           uint32_t* vals, unsigned long long* counters) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const unsigned lane = threadIdx.x & 31;
+// zeros and ones among the scalars with a base (the MSM's statistics).
+// Grid-stride over blocks of kThreads consecutive scalars (launch one wave: stream_blocks). Each
+// block reserves its pairs at counters[3] with one atomic and writes them window by window, the
+// lanes with a digit in that window at consecutive positions (a ballot's rank), so every store
+// is coalesced; the sort after it makes the order irrelevant. (Writing each scalar's pairs
+// together took 4.2 ms at 2^24 with 12 windows on the H200: stores 48 bytes apart across the
+// warp.) A warp without a scalar to bucket skips the windows (B's scalars are all 0 or 1 in the
+// PoRep profile, and its window is the narrowest: 64 windows of nothing).
+__global__ void __launch_bounds__(kThreads)
+    emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows, unsigned sets,
+               uint32_t stride, bool split_ones, size_t capacity, uint32_t* keys, uint32_t* vals,
+               unsigned long long* counters) {
+  __shared__ unsigned warp_offset[kThreads / 32];
+  __shared__ unsigned long long block_start;
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const unsigned below = (1u << lane) - 1;  // lanes before this one
   const uint32_t buckets = uint32_t(1) << (c - 1);
   const uint32_t ones_key = sets * buckets;
-  BigInt<4> k = BigInt<4>::zero();
-  uint64_t base = 0;
-  unsigned n = 0;
-  bool is_one = false, is_zero = false, one = false;
-  if (i < count && base_of(i, density, base)) {
-    k = scalars[i].to_canonical();
-    is_zero = k.is_zero();
-    one = k == BigInt<4>::from_u64(1);
-    is_one = split_ones && one;
-    if (is_one) {
-      n = 1;
-      k = BigInt<4>::zero();  // no digits
-    } else if (!is_zero) {
-      for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
-    }
-  }
-  count_in_warp(&counters[4], is_zero);
-  count_in_warp(&counters[5], one);
-  const unsigned total = __reduce_add_sync(0xffffffffu, n);
-  if (total == 0) return;  // the whole warp: no pairs
-  unsigned long long start = 0;
-  if (lane == 0) start = atomicAdd(&counters[3], (unsigned long long)total);
-  size_t pos = size_t(__shfl_sync(0xffffffffu, start, 0));
-  const uint32_t v = uint32_t(base) << 1;
-  const unsigned ones = __ballot_sync(0xffffffffu, is_one);
-  if (is_one) {
-    const size_t at = pos + __popc(ones & below);
-    if (at < capacity) {
-      keys[at] = ones_key;
-      vals[at] = v;
-    }
-  }
-  pos += __popc(ones);
-  for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
-    const int d = booth_digit(k, w, c);
-    const unsigned with = __ballot_sync(0xffffffffu, d != 0);
-    if (d != 0) {
-      const size_t at = pos + __popc(with & below);
-      if (at < capacity) {
-        keys[at] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
-        vals[at] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
+  unsigned zeros = 0, ones = 0;  // this thread's, for the statistics
+  for (size_t first = size_t(blockIdx.x) * kThreads; first < count; first += size_t(gridDim.x) * kThreads) {
+    const size_t i = first + threadIdx.x;
+    BigInt<4> k = BigInt<4>::zero();  // stays 0 (no digits) unless bucketed
+    uint64_t base = 0;
+    unsigned n = 0;
+    bool is_one = false, bucketed = false;
+    if (i < count && base_of(i, density, base)) {
+      const BigInt<4> canonical = scalars[i].to_canonical();
+      const bool zero = canonical.is_zero(), one = canonical == BigInt<4>::from_u64(1);
+      zeros += zero;
+      ones += one;
+      is_one = split_ones && one;
+      bucketed = !zero && !is_one;
+      if (is_one) n = 1;
+      if (bucketed) {
+        k = canonical;
+        for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
       }
     }
-    pos += __popc(with);
-    if (++u == sets) {
-      u = 0;
-      t++;
+    // The block's pairs: warp totals, their offsets, one atomic.
+    const unsigned total = __reduce_add_sync(0xffffffffu, n);
+    if (lane == 0) warp_offset[warp] = total;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      unsigned sum = 0;
+      for (unsigned w = 0; w < kThreads / 32; w++) {
+        const unsigned t = warp_offset[w];
+        warp_offset[w] = sum;
+        sum += t;
+      }
+      block_start = sum ? atomicAdd(&counters[3], (unsigned long long)sum) : 0;
+    }
+    __syncthreads();
+    size_t pos = size_t(block_start) + warp_offset[warp];
+    __syncthreads();           // read before the next round writes them
+    if (total == 0) continue;  // the whole warp: no pairs
+    const uint32_t v = uint32_t(base) << 1;
+    const unsigned with_one = __ballot_sync(0xffffffffu, is_one);
+    if (is_one) {
+      const size_t at = pos + __popc(with_one & below);
+      if (at < capacity) {
+        keys[at] = ones_key;
+        vals[at] = v;
+      }
+    }
+    pos += __popc(with_one);
+    if (!__any_sync(0xffffffffu, bucketed)) continue;
+    for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
+      const int d = booth_digit(k, w, c);
+      const unsigned with = __ballot_sync(0xffffffffu, d != 0);
+      if (d != 0) {
+        const size_t at = pos + __popc(with & below);
+        if (at < capacity) {
+          keys[at] = u * buckets + uint32_t(d < 0 ? -d : d) - 1;
+          vals[at] = (v + ((t * stride) << 1)) | uint32_t(d < 0);
+        }
+      }
+      pos += __popc(with);
+      if (++u == sets) {
+        u = 0;
+        t++;
+      }
     }
   }
+  add_in_warp(&counters[4], zeros);
+  add_in_warp(&counters[5], ones);
 }
 
 // The curve the buckets are summed on. G1's additions run on the lazy Fp (values in [0, 2p),
@@ -645,6 +672,12 @@ size_t resident_threads(Kernel kernel) {
   return size_t(sms) * size_t(blocks) * kThreads;
 }
 
+// Blocks of a grid-stride kernel over n items: as many as the device runs at once.
+template <class Kernel>
+unsigned stream_blocks(Kernel kernel, size_t n) {
+  return unsigned(std::min<size_t>(blocks_for(n), std::max<size_t>(1, resident_threads(kernel) / kThreads)));
+}
+
 template <class Curve>
 ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
                              const Fr* device_scalars, const DensityView* density, const MsmOptions& options,
@@ -725,7 +758,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   const bool fixed_window = bases.window_bits() || options.window_bits;
   size_t bucketed = terms_with_base, ones = 0;
   if (!fixed_window && split) {
-    classify<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, counters);
+    classify<<<stream_blocks(classify, count), kThreads, 0, stream>>>(scalars, count, dd, counters);
     check_launch("classify");
     check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
     check(cudaStreamSynchronize(stream), "classify");
@@ -762,8 +795,8 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
     keys1 = ws.keys[1].get<uint32_t>(capacity);
     vals0 = ws.vals[0].get<uint32_t>(capacity);
     vals1 = ws.vals[1].get<uint32_t>(capacity);
-    emit_pairs<<<blocks_for(count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, sets, stride, split,
-                                                           capacity, keys0, vals0, counters);
+    emit_pairs<<<stream_blocks(emit_pairs, count), kThreads, 0, stream>>>(scalars, count, dd, c, windows, sets, stride,
+                                                                          split, capacity, keys0, vals0, counters);
     check_launch("emit_pairs");
     check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
     check(cudaStreamSynchronize(stream), "emit_pairs");
@@ -983,12 +1016,18 @@ void release_workspace(int device) {
 
 unsigned gpu_window_bits(size_t n) {
   if (n < 64) return 4;
-  // Per window: one mixed addition per pair, and about 8 pairs' worth of time per bucket (two full
-  // additions in the reduction, its partial sums and memory), as measured on an H200.
+  // Per window: one mixed addition per pair, 1.8% of one per pair and radix-sort pass (8 key bits
+  // a pass), and about 6 pairs' worth of time per bucket (its reduction, partial sums, memory).
+  // Fitted on the H200 at 2^27 (c = 20: accumulation 652, sort 35.4 (3 passes), reduction 8.4 ms;
+  // c = 22: 608, 42.7 (4 passes), 29.2 ms: 712 -> 695 ms in all); 6 rather than the ~3.5 that
+  // fits there keeps the smaller sizes' measured choices (c = 16 at 2^20-2^22, 19 at 2^24).
   unsigned best = 4;
   double best_cost = 0;
-  for (unsigned c = 4; c <= 21; c++) {
-    const double cost = double((kScalarBits + c - 1) / c) * (double(n) + 8.0 * double(size_t(1) << (c - 1)));
+  for (unsigned c = 4; c <= 22; c++) {
+    const unsigned windows = (kScalarBits + c - 1) / c;
+    const size_t buckets = size_t(1) << (c - 1);
+    const unsigned sort_passes = (unsigned(std::bit_width(windows * buckets)) + 7) / 8;
+    const double cost = double(windows) * (double(n) * (1.0 + 0.018 * sort_passes) + 6.0 * double(buckets));
     if (c == 4 || cost < best_cost) {
       best = c;
       best_cost = cost;

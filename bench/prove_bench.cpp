@@ -5,16 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <optional>
-#include <random>
 #include <sys/resource.h>
-#include <tbb/parallel_for.h>
 
 #include "bench/commands.hpp"
 #include "circuits/synthetic.hpp"
-#include "ec/random_points.hpp"
 #include "ff/os_rng.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/param_file.hpp"
@@ -64,39 +60,6 @@ groth16::Parameters load_or_setup(const ProveBenchArgs& a, double* setup_s, doub
   return p;
 }
 
-// count points: a block of distinct pseudo-random subgroup points repeated (filled in
-// parallel). Every index still has its own memory, so an MSM's gathers cost what they would
-// with distinct points.
-template <class Curve>
-std::vector<ec::AffinePoint<Curve>> tiled_points(size_t count, const std::vector<ec::AffinePoint<Curve>>& block) {
-  std::vector<ec::AffinePoint<Curve>> out(count);
-  const size_t k = block.size();
-  tbb::parallel_for(size_t(0), (count + k - 1) / k, [&](size_t i) {
-    std::memcpy(out.data() + i * k, block.data(), std::min(k, count - i * k) * sizeof(block[0]));
-  });
-  return out;
-}
-
-// Parameters with the shape prove_start expects for this assignment on a domain of n, made of
-// pseudo-random points: NOT an SRS (no toxic waste relates them), so its proofs do not verify.
-// For timing the prover at sizes whose setup is impractical (hours at 2^27 on 16 cores).
-groth16::Parameters pseudo_random_parameters(const r1cs::ProvingAssignment& pa, size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const auto g1 = ec::pseudo_random_subgroup_points<ec::G1Curve>(size_t(1) << 16, rng);
-  const auto g2 = ec::pseudo_random_subgroup_points<ec::G2Curve>(size_t(1) << 12, rng);
-  groth16::Parameters p;
-  p.vk.alpha_g1 = p.vk.beta_g1 = p.vk.delta_g1 = g1[0];
-  p.vk.beta_g2 = p.vk.gamma_g2 = p.vk.delta_g2 = g2[0];
-  p.vk.ic.assign(pa.num_inputs(), g1[1]);
-  const size_t b_count = pa.b_input_density().count_ones() + pa.b_aux_density().count_ones();
-  p.h = tiled_points(n - 1, g1);
-  p.l = tiled_points(pa.num_aux(), g1);
-  p.a = tiled_points(pa.num_inputs() + pa.a_aux_density().count_ones(), g1);
-  p.b_g1 = tiled_points(b_count, g1);
-  p.b_g2 = tiled_points(b_count, g2);
-  return p;
-}
-
 size_t domain_size(size_t constraints) {
   size_t n = 1;
   while (n < constraints) n <<= 1;
@@ -137,10 +100,10 @@ int run_prove_bench(const ProveBenchArgs& a) {
   groth16::Parameters params;
   if (a.pseudo_params) {
     auto t = Clock::now();
-    witness = groth16::synthesize(circuit);
+    witness.emplace(groth16::synthesize(circuit));
     first_synth = since(t);
     t = Clock::now();
-    params = pseudo_random_parameters(*witness, domain_size(witness->num_constraints()), a.seed);
+    params = groth16::pseudo_random_parameters(*witness, domain_size(witness->num_constraints()), a.seed);
     setup_s = since(t);
   } else {
     params = load_or_setup(a, &setup_s, &load_s);
@@ -157,9 +120,9 @@ int run_prove_bench(const ProveBenchArgs& a) {
       backend->name().c_str(), a.threads,
       a.pseudo_params ? "; PSEUDO-RANDOM parameters: speed only, proofs are not checked" : "");
   std::printf(
-      "| constraints | synth s | H/NTT s | MSM H s | MSM L s | MSM A s | MSM B_G1 s | B_G2 s | prove_start s | "
-      "assemble s | total s | a/b/c free s | verified | peak RSS GiB |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "| constraints | synth s | a/b/c pin s | H/NTT s | MSM H s | MSM L s | MSM A s | MSM B_G1 s | B_G2 s | "
+      "prove_start s | assemble s | total s | a/b/c free s | verified | peak RSS GiB |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (unsigned rep = 0; rep < a.reps; rep++) {
     ff::OsRng rng;
     auto t0 = Clock::now();
@@ -174,20 +137,21 @@ int run_prove_bench(const ProveBenchArgs& a) {
     r1cs::ProvingAssignment& pa = *fresh;
     // As in the engine (its deallocation thread), a/b/c are freed off prove_start's path; the
     // free is timed on its own (unmapping gigabytes takes a while).
-    std::vector<std::vector<ff::Fr>> parked;
-    pa.set_abc_sink([&parked](std::vector<ff::Fr>&& va, std::vector<ff::Fr>&& vb, std::vector<ff::Fr>&& vc) {
-      parked.push_back(std::move(va));
-      parked.push_back(std::move(vb));
-      parked.push_back(std::move(vc));
-    });
+    std::optional<r1cs::ReleasedAbc> parked;
+    pa.set_abc_sink([&parked](r1cs::ReleasedAbc&& abc) { parked.emplace(std::move(abc)); });
+    // As the engine's synthesis workers do: the backend may page-lock a/b/c for its upload.
+    auto t_pin = Clock::now();
+    backend->prepare_assignment(pa);
+    const double pin = since(t_pin);
+    const bool pa_pinned = pa.abc_pinned();
     groth16::ProveTimings t;
     auto t1 = Clock::now();
     auto pending = backend->prove_start(params, pa, ff::Fr::random(rng), ff::Fr::random(rng), &t);
     const double start = since(t1);
     auto proof = groth16::prove_finish(params, pa, pending, &t);
-    const double total = synth + since(t1);
+    const double total = synth + pin + since(t1);
     auto t_free = Clock::now();
-    parked.clear();
+    parked.reset();
     const double free_s = since(t_free);
     const char* verified = "n/a";
     if (!a.pseudo_params) {
@@ -197,9 +161,10 @@ int run_prove_bench(const ProveBenchArgs& a) {
       }
       verified = "yes";
     }
-    std::printf("| %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %.2f | %s | %.2f |\n",
-                a.constraints, synth, t.h_ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b_g1, t.msm_b_g2, start, t.finish,
-                total, free_s, verified, peak_rss_gib());
+    std::printf(
+        "| %zu | %.2f | %.2f%s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %.2f | %s | %.2f |\n",
+        a.constraints, synth, pin, pa_pinned ? "" : " (not pinned)", t.h_ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b_g1,
+        t.msm_b_g2, start, t.finish, total, free_s, verified, peak_rss_gib());
   }
   if (a.pseudo_params) {
     const size_t bytes =

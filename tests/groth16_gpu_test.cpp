@@ -78,6 +78,34 @@ TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
   EXPECT_EQ(gpu->resident_bytes(), 0u);
 }
 
+// prepare_assignment page-locks a/b/c (from 32 MiB each: 1.1 M constraints, a 2^21 domain) and
+// prove_start then uploads them by DMA from their own memory; the PendingProof must equal the
+// staged upload's, and the lock must be gone with a/b/c. Pseudo-random parameters: the check is
+// the equality, not a verifier.
+TEST_F(CudaBackendProofTest, PinnedAbcUploadGivesTheStagedResult) {
+  auto gpu = make_cuda_backend(0);
+  const circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
+  auto pinned = synthesize(circuit);
+  auto staged = pinned;  // copies start unpinned
+  const size_t n = size_t(1) << 21;
+  const Parameters params = pseudo_random_parameters(pinned, n, test::run_seed());
+  gpu->prepare_assignment(pinned);
+  ASSERT_TRUE(pinned.abc_pinned()) << "32 MiB or more per vector should be page-locked";
+  EXPECT_FALSE(staged.abc_pinned());
+  const Fr r = Fr::from_u64(12345), s = Fr::from_u64(678910);
+  const PendingProof got = gpu->prove_start(params, pinned, r, s);
+  EXPECT_FALSE(pinned.abc_pinned());
+  EXPECT_TRUE(pinned.a().empty() && pinned.b().empty() && pinned.c().empty()) << "a/b/c not released";
+  const PendingProof want = gpu->prove_start(params, staged, r, s);
+  expect_same(got, want);
+  ASSERT_TRUE(got.b_g2.has_value() && want.b_g2.has_value());
+  EXPECT_EQ(got.b_g2->to_affine(), want.b_g2->to_affine());
+  // The CPU backend locks nothing.
+  auto pa = synthesize(circuits::SyntheticCircuit(1 << 10, 8, {}, 1));
+  make_cpu_backend()->prepare_assignment(pa);
+  EXPECT_FALSE(pa.abc_pinned());
+}
+
 TEST_F(CudaBackendProofTest, MismatchedParametersAreRejected) {
   auto rng = test::make_rng();
   circuits::SyntheticCircuit small(1 << 10, 8, {}, 1), large(1 << 11, 8, {}, 1);

@@ -1,5 +1,7 @@
 // Groth16 end to end on the CPU: setup, the split prover, the verifier and batch verifier,
 // proof bytes; tampered proofs and wrong public inputs are rejected.
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -223,6 +225,57 @@ TEST(ConstraintSystemTest, CheckerNamesNamespacesAndShapeCounts) {
   EXPECT_GE(bytes.a, pa.num_constraints() * sizeof(Fr));
   EXPECT_GE(bytes.aux, pa.num_aux() * sizeof(Fr));
   EXPECT_GT(bytes.total(), bytes.a + bytes.b + bytes.c);
+}
+
+// A backend's page-lock on a/b/c (ProvingAssignment::set_abc_pin) must be dropped before their
+// memory can go: here a stand-in owner counts its releases.
+TEST(ConstraintSystemTest, AbcPinIsDroppedBeforeTheVectorsGo) {
+  WideCircuit circuit;
+  circuit.xs = {Fr::from_u64(2), Fr::from_u64(3)};
+  int released = 0;
+  auto pin = [&released] {
+    return std::shared_ptr<void>(new int, [&released](void* p) { delete static_cast<int*>(p), released++; });
+  };
+
+  // release_abc hands the lock to the sink with the vectors; destroying that drops it.
+  auto pa = synthesize(circuit);
+  const size_t m = pa.num_constraints();
+  pa.set_abc_pin(pin());
+  EXPECT_TRUE(pa.abc_pinned());
+  {
+    const auto copy = pa;  // a copy's vectors are new memory: no lock
+    EXPECT_FALSE(copy.abc_pinned());
+  }
+  EXPECT_EQ(released, 0);
+  std::optional<r1cs::ReleasedAbc> parked;
+  pa.set_abc_sink([&](r1cs::ReleasedAbc&& abc) { parked.emplace(std::move(abc)); });
+  pa.release_abc();
+  EXPECT_FALSE(pa.abc_pinned());
+  ASSERT_TRUE(parked.has_value());
+  EXPECT_TRUE(parked->pin != nullptr);
+  EXPECT_EQ(parked->a.size(), m);
+  EXPECT_EQ(released, 0);
+  parked.reset();
+  EXPECT_EQ(released, 1);
+
+  // Without a sink release_abc frees at once, the lock with it.
+  auto pb = synthesize(circuit);
+  pb.set_abc_pin(pin());
+  pb.release_abc();
+  EXPECT_EQ(released, 2);
+  // Anything that may grow the vectors drops it first; so does the destructor.
+  auto pc = synthesize(circuit);
+  pc.set_abc_pin(pin());
+  pc.a_mut();
+  EXPECT_EQ(released, 3);
+  pc.set_abc_pin(pin());
+  pc.enforce("more", LC::zero(), LC::zero(), LC::zero());
+  EXPECT_EQ(released, 4);
+  {
+    auto pd = synthesize(circuit);
+    pd.set_abc_pin(pin());
+  }
+  EXPECT_EQ(released, 5);
 }
 
 }  // namespace

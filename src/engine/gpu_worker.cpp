@@ -36,19 +36,18 @@ void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device
   // The vectors leave the partition here; the tracker shows them as pending deallocation.
   // The sink runs inside prove_start, while this thread holds p.
   Partition* raw = p.get();
-  p->assignment->set_abc_sink([this, raw, abc_only](std::vector<Fr>&& a, std::vector<Fr>&& b, std::vector<Fr>&& c) {
+  p->assignment->set_abc_sink([this, raw, abc_only](r1cs::ReleasedAbc&& abc) {
     tracker.move_bytes(Stage::kOnGpu, Stage::kDeallocPending, abc_only, "abc_released " + raw->label);
     raw->tracked[size_t(BufferClass::kAbc)] = 0;
     const uint64_t share = uint64_t(abc_only[size_t(BufferClass::kAbc)]);
     raw->reserved -= share;
-    dealloc->post(
-        [this, a = std::move(a), b = std::move(b), c = std::move(c), abc_only, share, label = raw->label]() mutable {
-          std::vector<Fr>().swap(a);
-          std::vector<Fr>().swap(b);
-          std::vector<Fr>().swap(c);
-          budget.release(share);
-          tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
-        });
+    // The task owns the vectors through a shared_ptr (ReleasedAbc moves but is not copyable).
+    dealloc->post([this, abc = std::make_shared<r1cs::ReleasedAbc>(std::move(abc)), abc_only, share,
+                   label = raw->label]() mutable {
+      abc.reset();  // the page-lock (if any), then the memory
+      budget.release(share);
+      tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
+    });
   });
   const auto t0 = Clock::now();
   {

@@ -99,6 +99,9 @@ void Engine::Impl::synthesize_one(std::shared_ptr<Partition>& p, const std::stri
   p->assignment->reserve(job.shape.domain, job.shape.aux);
   circuit->synthesize(*p->assignment);
   p->assignment->enforce_input_constraints();
+  // The backend may page-lock a/b/c here, on this thread, so that the GPU worker's upload is a
+  // plain DMA (counted in the synthesis span). Any CUDA backend's lock serves every device.
+  devices.front()->backend->prepare_assignment(*p->assignment);
   const auto done = Clock::now();
   // The circuit's scratch is gone; from here the partition holds what its assignment does.
   const BufferBytes actual = bytes_of(*p->assignment);

@@ -22,6 +22,12 @@ class ProverBackend {
   // std::runtime_error (with the CUDA error text) when the device fails.
   virtual PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r,
                                    const Fr& s, ProveTimings* timings = nullptr) = 0;
+  // Called once an assignment is synthesized, before it waits for prove_start, on the thread that
+  // synthesized it (off the GPU worker's path). The CUDA backend page-locks a, b and c
+  // (ProvingAssignment::set_abc_pin) so that prove_start uploads them by DMA straight from their
+  // memory instead of copying them through its staging buffers; the lock goes with release_abc.
+  // Optional and best effort: prove_start works either way, and a refused lock is not an error.
+  virtual void prepare_assignment(r1cs::ProvingAssignment& assignment) {}
   // Makes the parameters ready for proving ahead of the first prove_start (the CUDA backend
   // pins their host memory and uploads the bases); prove_start does it itself when needed.
   virtual void load_parameters(const Parameters& params) {}

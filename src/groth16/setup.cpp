@@ -1,10 +1,14 @@
 #include "groth16/setup.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <random>
 #include <stdexcept>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
 
 #include "ec/fixed_base.hpp"
+#include "ec/random_points.hpp"
 #include "ff/os_rng.hpp"
 #include "ntt/domain.hpp"
 #include "r1cs/shape.hpp"
@@ -103,6 +107,40 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& w
   tbb::parallel_invoke([&] { p.vk.ic = mul_all(g1, ic); }, [&] { p.h = mul_all(g1, h_scalars); },
                        [&] { p.l = mul_all(g1, l); }, [&] { p.a = mul_all(g1, a_nz); },
                        [&] { p.b_g1 = mul_all(g1, b_nz); }, [&] { p.b_g2 = mul_all(g2, b_nz); });
+  return p;
+}
+
+namespace {
+
+// count points: a block of distinct pseudo-random subgroup points repeated (filled in
+// parallel). Every index still has its own memory, so an MSM's gathers cost what they would
+// with distinct points.
+template <class Curve>
+std::vector<ec::AffinePoint<Curve>> tiled_points(size_t count, const std::vector<ec::AffinePoint<Curve>>& block) {
+  std::vector<ec::AffinePoint<Curve>> out(count);
+  const size_t k = block.size();
+  tbb::parallel_for(size_t(0), (count + k - 1) / k, [&](size_t i) {
+    std::memcpy(out.data() + i * k, block.data(), std::min(k, count - i * k) * sizeof(block[0]));
+  });
+  return out;
+}
+
+}  // namespace
+
+Parameters pseudo_random_parameters(const r1cs::ProvingAssignment& pa, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto g1 = ec::pseudo_random_subgroup_points<ec::G1Curve>(size_t(1) << 16, rng);
+  const auto g2 = ec::pseudo_random_subgroup_points<ec::G2Curve>(size_t(1) << 12, rng);
+  Parameters p;
+  p.vk.alpha_g1 = p.vk.beta_g1 = p.vk.delta_g1 = g1[0];
+  p.vk.beta_g2 = p.vk.gamma_g2 = p.vk.delta_g2 = g2[0];
+  p.vk.ic.assign(pa.num_inputs(), g1[1]);
+  const size_t b_count = pa.b_input_density().count_ones() + pa.b_aux_density().count_ones();
+  p.h = tiled_points(n - 1, g1);
+  p.l = tiled_points(pa.num_aux(), g1);
+  p.a = tiled_points(pa.num_inputs() + pa.a_aux_density().count_ones(), g1);
+  p.b_g1 = tiled_points(b_count, g1);
+  p.b_g2 = tiled_points(b_count, g2);
   return p;
 }
 

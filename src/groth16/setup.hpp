@@ -4,6 +4,7 @@
 
 #include "groth16/parameters.hpp"
 #include "r1cs/constraint_system.hpp"
+#include "r1cs/proving_assignment.hpp"
 
 namespace cuzk::groth16 {
 
@@ -14,5 +15,11 @@ struct ToxicWaste {
 };
 
 Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& waste);
+
+// Parameters with the shape prove_start expects for this assignment on a domain of n, made of
+// pseudo-random points (2^16 distinct G1 and 2^12 G2 points, tiled): NOT an SRS (no toxic
+// waste relates them), so their proofs do not verify. For timing the prover at sizes whose
+// setup is impractical (hours at 2^27 on 16 cores), and for comparing provers at such sizes.
+Parameters pseudo_random_parameters(const r1cs::ProvingAssignment& pa, size_t n, uint64_t seed);
 
 }  // namespace cuzk::groth16

@@ -34,6 +34,7 @@ Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityT
 }
 
 void ProvingAssignment::enforce(std::string_view, const LC& a, const LC& b, const LC& c) {
+  unpin_abc();
   a_.push_back(eval(a, nullptr, &a_aux_density_));
   b_.push_back(eval(b, &b_input_density_, &b_aux_density_));
   c_.push_back(eval(c, nullptr, nullptr));
@@ -45,6 +46,7 @@ void ProvingAssignment::enforce_input_constraints() {
 }
 
 void ProvingAssignment::reserve(size_t constraints, size_t aux) {
+  unpin_abc();
   a_.reserve(constraints);
   b_.reserve(constraints);
   c_.reserve(constraints);
@@ -63,13 +65,13 @@ AssignmentBytes ProvingAssignment::bytes() const {
 }
 
 void ProvingAssignment::release_abc() {
-  if (abc_sink_) {
-    abc_sink_(std::exchange(a_, {}), std::exchange(b_, {}), std::exchange(c_, {}));
-    return;
-  }
-  std::vector<Fr>().swap(a_);
-  std::vector<Fr>().swap(b_);
-  std::vector<Fr>().swap(c_);
+  ReleasedAbc abc;
+  abc.pin = std::exchange(abc_pin_.owner, nullptr);
+  abc.a = std::exchange(a_, {});
+  abc.b = std::exchange(b_, {});
+  abc.c = std::exchange(c_, {});
+  if (abc_sink_) abc_sink_(std::move(abc));
+  // Otherwise freed here, the lock first (~ReleasedAbc).
 }
 
 }  // namespace cuzk::r1cs

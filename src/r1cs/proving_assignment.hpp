@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "r1cs/constraint_system.hpp"
@@ -14,6 +15,18 @@ namespace cuzk::r1cs {
 struct AssignmentBytes {
   size_t a = 0, b = 0, c = 0, aux = 0, inputs = 0, densities = 0;
   size_t total() const { return a + b + c + aux + inputs + densities; }
+};
+
+// a, b and c as ProvingAssignment::release_abc() hands them on, with the page-lock a backend may
+// hold on their memory (ProvingAssignment::set_abc_pin). The lock must go before the memory
+// does: the destructor drops it first.
+struct ReleasedAbc {
+  std::vector<Fr> a, b, c;
+  std::shared_ptr<void> pin;
+  ReleasedAbc() = default;
+  ReleasedAbc(ReleasedAbc&&) = default;
+  ReleasedAbc& operator=(ReleasedAbc&&) = delete;
+  ~ReleasedAbc() { pin.reset(); }
 };
 
 class ProvingAssignment final : public ConstraintSystem {
@@ -37,9 +50,11 @@ class ProvingAssignment final : public ConstraintSystem {
   const std::vector<Fr>& a() const { return a_; }
   const std::vector<Fr>& b() const { return b_; }
   const std::vector<Fr>& c() const { return c_; }
-  std::vector<Fr>& a_mut() { return a_; }
-  std::vector<Fr>& b_mut() { return b_; }
-  std::vector<Fr>& c_mut() { return c_; }
+  // Mutable access (the CPU prover transforms in place, and may grow them to the domain) first
+  // drops any page-lock on a, b and c.
+  std::vector<Fr>& a_mut() { return unpin_abc(), a_; }
+  std::vector<Fr>& b_mut() { return unpin_abc(), b_; }
+  std::vector<Fr>& c_mut() { return unpin_abc(), c_; }
   const std::vector<Fr>& inputs() const { return inputs_; }
   const std::vector<Fr>& aux() const { return aux_; }
   const DensityTracker& a_aux_density() const { return a_aux_density_; }
@@ -50,18 +65,42 @@ class ProvingAssignment final : public ConstraintSystem {
   // Frees a, b and c (after H is computed) while keeping the assignment.
   void release_abc();
 
-  // Where release_abc() hands the a/b/c vectors. By default they are freed at once; the engine
-  // passes them to its deallocation thread, so that large frees stay off the GPU worker's path.
-  using AbcSink = std::function<void(std::vector<Fr>&& a, std::vector<Fr>&& b, std::vector<Fr>&& c)>;
+  // Where release_abc() hands the a/b/c vectors (and their page-lock). By default they are freed
+  // at once; the engine passes them to its deallocation thread, so that large frees (and the
+  // unlocking) stay off the GPU worker's path.
+  using AbcSink = std::function<void(ReleasedAbc&& abc)>;
   void set_abc_sink(AbcSink sink) { abc_sink_ = std::move(sink); }
+
+  // A backend's page-lock on the memory of a, b and c (groth16::ProverBackend::
+  // prepare_assignment): an owner whose destruction unlocks it. It is dropped before that memory
+  // can be freed or moved: by release_abc (after the sink's ReleasedAbc), by any call that may
+  // grow the vectors (enforce, reserve, the *_mut accessors) and by the destructor. Copies of the
+  // assignment start without it (their vectors are new memory).
+  void set_abc_pin(std::shared_ptr<void> pin) { abc_pin_.owner = std::move(pin); }
+  bool abc_pinned() const { return abc_pin_.owner != nullptr; }
 
  private:
   Fr eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const;
+  void unpin_abc() {
+    if (abc_pin_.owner) abc_pin_.owner.reset();
+  }
+
+  // Copies start unpinned; assignment is not offered, since the vectors it replaces would be
+  // freed before the lock.
+  struct AbcPin {
+    std::shared_ptr<void> owner;
+    AbcPin() = default;
+    AbcPin(const AbcPin&) {}
+    AbcPin(AbcPin&&) = default;
+    AbcPin& operator=(const AbcPin&) = delete;
+    AbcPin& operator=(AbcPin&&) = delete;
+  };
 
   std::vector<Fr> a_, b_, c_;
   std::vector<Fr> inputs_, aux_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
   AbcSink abc_sink_;
+  AbcPin abc_pin_;  // after a_, b_, c_: destroyed before them
 };
 
 }  // namespace cuzk::r1cs

@@ -1,9 +1,11 @@
 // The CUDA backend's prove_start gives the CPU backend's PendingProof for the same r and s, so
 // the proofs are byte-identical, and the verifier accepts them. Skipped cleanly (apart from the
 // no-device error check) when no CUDA device is present.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include "circuits/synthetic.hpp"
@@ -86,16 +88,28 @@ TEST_F(CudaBackendProofTest, PinnedAbcUploadGivesTheStagedResult) {
   auto gpu = make_cuda_backend(0);
   const circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
   auto pinned = synthesize(circuit);
-  auto staged = pinned;  // copies start unpinned
   const size_t n = size_t(1) << 21;
   const Parameters params = pseudo_random_parameters(pinned, n, test::run_seed());
   gpu->prepare_assignment(pinned);
   ASSERT_TRUE(pinned.abc_pinned()) << "32 MiB or more per vector should be page-locked";
+  auto staged = pinned;  // a copy's vectors are new memory: not locked
   EXPECT_FALSE(staged.abc_pinned());
+  unsigned flags = 0;
+  EXPECT_EQ(cudaHostGetFlags(&flags, const_cast<Fr*>(pinned.a().data())), cudaSuccess) << "a is registered";
+  std::optional<r1cs::ReleasedAbc> parked;
+  pinned.set_abc_sink([&](r1cs::ReleasedAbc&& abc) { parked.emplace(std::move(abc)); });
   const Fr r = Fr::from_u64(12345), s = Fr::from_u64(678910);
   const PendingProof got = gpu->prove_start(params, pinned, r, s);
   EXPECT_FALSE(pinned.abc_pinned());
   EXPECT_TRUE(pinned.a().empty() && pinned.b().empty() && pinned.c().empty()) << "a/b/c not released";
+  // The lock travelled with the vectors to the sink; dropping it unregisters them.
+  ASSERT_TRUE(parked.has_value() && parked->pin != nullptr);
+  parked->pin.reset();
+  for (const auto* v : {&parked->a, &parked->b, &parked->c}) {
+    EXPECT_NE(cudaHostGetFlags(&flags, const_cast<Fr*>(v->data())), cudaSuccess) << "still registered";
+    cudaGetLastError();
+  }
+  parked.reset();
   const PendingProof want = gpu->prove_start(params, staged, r, s);
   expect_same(got, want);
   ASSERT_TRUE(got.b_g2.has_value() && want.b_g2.has_value());

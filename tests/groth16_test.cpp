@@ -227,9 +227,11 @@ TEST(ConstraintSystemTest, CheckerNamesNamespacesAndShapeCounts) {
   EXPECT_GT(bytes.total(), bytes.a + bytes.b + bytes.c);
 }
 
-// A backend's page-lock on a/b/c (ProvingAssignment::set_abc_pin) must be dropped before their
-// memory can go: here a stand-in owner counts its releases.
-TEST(ConstraintSystemTest, AbcPinIsDroppedBeforeTheVectorsGo) {
+// A backend's page-lock on a/b/c (ProvingAssignment::set_abc_pin) goes wherever their memory
+// goes, and is dropped whenever that memory may be freed or grown: here a stand-in owner counts
+// its releases. (That it goes before the memory is structural: the lock is declared after the
+// vectors in ProvingAssignment and reset first in ~ReleasedAbc.)
+TEST(ConstraintSystemTest, AbcPinIsReleasedWithTheVectors) {
   WideCircuit circuit;
   circuit.xs = {Fr::from_u64(2), Fr::from_u64(3)};
   int released = 0;
@@ -271,11 +273,26 @@ TEST(ConstraintSystemTest, AbcPinIsDroppedBeforeTheVectorsGo) {
   pc.set_abc_pin(pin());
   pc.enforce("more", LC::zero(), LC::zero(), LC::zero());
   EXPECT_EQ(released, 4);
+  pc.set_abc_pin(pin());
+  pc.b_mut();
+  pc.set_abc_pin(pin());
+  pc.c_mut();
+  pc.set_abc_pin(pin());
+  pc.reserve(m + 10, 4);
+  EXPECT_EQ(released, 7);
   {
     auto pd = synthesize(circuit);
     pd.set_abc_pin(pin());
   }
-  EXPECT_EQ(released, 5);
+  EXPECT_EQ(released, 8);
+  // A move carries the lock with the buffers it moves.
+  auto pe = synthesize(circuit);
+  pe.set_abc_pin(pin());
+  auto moved = std::move(pe);
+  EXPECT_TRUE(moved.abc_pinned());
+  EXPECT_EQ(released, 8);
+  moved.release_abc();
+  EXPECT_EQ(released, 9);
 }
 
 }  // namespace

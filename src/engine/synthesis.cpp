@@ -95,7 +95,7 @@ void Engine::Impl::synthesize_one(std::shared_ptr<Partition>& p, const std::stri
   move_stage(*p, Stage::kSynthRunning, job.shape.bytes, "synth_start");
   const auto circuit = make_circuit(job.request.partitions[p->index], p->index);
   p->assignment = std::make_unique<r1cs::ProvingAssignment>();
-  // Exactly the domain: prove_start pads a/b/c in place, with no reallocation.
+  // Exactly the domain: the CPU prover pads a/b/c in place, with no reallocation.
   p->assignment->reserve(job.shape.domain, job.shape.aux);
   circuit->synthesize(*p->assignment);
   p->assignment->enforce_input_constraints();

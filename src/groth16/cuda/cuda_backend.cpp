@@ -100,6 +100,7 @@ class PinnedAbc {
       if (v->size() * sizeof(Fr) < kMinPinnedBytes) return nullptr;
     }
     auto pins = std::make_shared<PinnedAbc>();
+    pins->registered_.reserve(3);  // no allocation between a registration and its record
     for (const auto* v : vectors) {
       const cudaError_t err =
           cudaHostRegister(const_cast<Fr*>(v->data()), v->size() * sizeof(Fr), cudaHostRegisterPortable);
@@ -119,8 +120,18 @@ class PinnedAbc {
   PinnedAbc() = default;
   PinnedAbc(const PinnedAbc&) = delete;
   PinnedAbc& operator=(const PinnedAbc&) = delete;
+  // Runs on whichever thread frees a/b/c (the engine's deallocation thread, or the prover's when
+  // there is no sink): a failure is reported once and not left behind for that thread's next check.
   ~PinnedAbc() {
-    for (const void* p : registered_) cudaHostUnregister(const_cast<void*>(p));
+    for (const void* p : registered_) {
+      const cudaError_t err = cudaHostUnregister(const_cast<void*>(p));
+      if (err != cudaSuccess) {
+        cudaGetLastError();
+        static std::once_flag once;
+        std::call_once(once,
+                       [&] { std::fprintf(stderr, "cuzk: could not unpin a/b/c (%s)\n", cudaGetErrorString(err)); });
+      }
+    }
   }
 
  private:

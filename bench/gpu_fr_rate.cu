@@ -13,15 +13,16 @@ using ff::Fr;
 
 constexpr unsigned kChain = 2048;
 
-// kEo: the even/odd-accumulator product (ff::ptx::MontMulEoPtx) instead of Fr's operator*.
-template <bool kEo>
+// kDenseEo: the even/odd product for any modulus (ff::ptx::MontMulEoPtx) instead of Fr's
+// operator* (the same with Fr's sparse low words).
+template <bool kDenseEo>
 __global__ void fr_mul_chain(Fr* out, Fr y) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   Fr x = Fr::from_montgomery(ff::BigInt<4>::from_u64(i + 2));
   // Not unrolled: ptxas spends minutes unrolling a chain of inline-asm products.
 #pragma unroll 1
   for (unsigned k = 0; k < kChain; k++) {
-    if constexpr (kEo) {
+    if constexpr (kDenseEo) {
       constexpr auto m = Fr::Consts::M;
       Fr r;
       ff::ptx::MontMulEoPtx<4>::mul(r.mont.limb, x.mont.limb, y.mont.limb, m.limb, uint32_t(Fr::Consts::INV));
@@ -35,7 +36,7 @@ __global__ void fr_mul_chain(Fr* out, Fr y) {
 
 }  // namespace
 
-double gpu_fr_muls_per_second(bool even_odd) {
+double gpu_fr_muls_per_second(bool dense_even_odd) {
   using cuzk::cuda::check;
   int sms = 0;
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "device attributes");
@@ -45,7 +46,7 @@ double gpu_fr_muls_per_second(bool even_odd) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
-  auto kernel = even_odd ? fr_mul_chain<true> : fr_mul_chain<false>;
+  auto kernel = dense_even_odd ? fr_mul_chain<true> : fr_mul_chain<false>;
   kernel<<<blocks, threads>>>(out.get(), y);  // warm-up
   check(cudaEventRecord(start), "event");
   kernel<<<blocks, threads>>>(out.get(), y);

@@ -129,7 +129,7 @@ def merge_reduce_store(e, N, ev, od, out, plus=None, lazy=False):
     subtract_once_and_store(e, N, ev, out)
 
 
-def gen_eo_lines(N, pairs=1, lazy=False):
+def gen_eo_lines(N, pairs=1, lazy=False, sparse_low=False):
     """Even/odd-accumulator CIOS (the scheme of sppark's mont_t): the products of the even and
     the odd words of a go to two accumulators, x and y (y one word up), which swap roles every
     row, so each row has two independent carry chains (a, b[i]) and (M, q) instead of one; they
@@ -145,7 +145,14 @@ def gen_eo_lines(N, pairs=1, lazy=False):
     lazy=True leaves out that subtraction: for operands below 2M (not only M) the result is below
     2M whenever 4M < 2^(32n) (one product) or 8M < 2^(32n) (two), e.g. for Fp (M < 2^381), whose
     rows stay below 2^(32(n + 1)) too (scripts/ptx_sim.py checks both with extreme operands).
-    The MSM's lazy Fp (ff/cuda/lazy_mont.hpp) keeps its values in [0, 2M) with these."""
+    The MSM's lazy Fp (ff/cuda/lazy_mont.hpp) keeps its values in [0, 2M) with these.
+
+    sparse_low=True is for moduli with M = 2^64 - 2^32 + 1 mod 2^64 (BLS12-381's r): then
+    inv = -1/M = -1 mod 2^32, so q = -t0, and q's products with M's two low words are sums:
+    q * 1 = q, and q (2^32 - 1) has low word -q = t0 and high word q - 1 (0 when q = 0). Each
+    row trades five multiply-adds (q and four words of q M) for add-type instructions, which
+    run on the ALU pipe beside the multiplier: 28 multiply-adds a row instead of 33 for Fr.
+    M's low two words and inv are then not read (the operands stay those of mul)."""
     n = 2 * N
     srcs = ["a", "b"] + (["c", "d"] if pairs == 2 else [])
     L = []
@@ -156,6 +163,8 @@ def gen_eo_lines(N, pairs=1, lazy=False):
     e(".reg .u32 " + ", ".join(f"d{k}" for k in range(n)) + ", q, br;" if pairs == 1 else
       ".reg .u32 " + ", ".join(f"s{k}" for k in range(n)) + ", q, br;")
     e(".reg .pred p;")
+    if sparse_low:
+        e(".reg .u32 h;")
     for k in range(N):
         for idx, x in enumerate(srcs + ["m"]):
             e(f"mov.b64 {{{x}{2*k}, {x}{2*k+1}}}, %{(idx + 1) * N + k};")
@@ -169,8 +178,8 @@ def gen_eo_lines(N, pairs=1, lazy=False):
             e(f"mul.lo.u32 {acc[j]}, {src}{j+off}, {bi};")
             e(f"mul.hi.u32 {acc[j+1]}, {src}{j+off}, {bi};")
 
-    def cmad_n(acc, src, off, bi, first_cc="mad"):  # acc += sum src[j+off] bi 2^(32j), carry out
-        for j in range(0, n, 2):
+    def cmad_n(acc, src, off, bi, first_cc="mad", start=0):  # acc += sum src[j+off] bi 2^(32j), carry out
+        for j in range(start, n, 2):
             op = "mad.lo.cc.u32" if j == 0 else "madc.lo.cc.u32"
             e(f"{op} {acc[j]}, {src}{j+off}, {bi}, {acc[j]};")
             e(f"madc.hi.cc.u32 {acc[j+1]}, {src}{j+off}, {bi}, {acc[j+1]};")
@@ -197,9 +206,22 @@ def gen_eo_lines(N, pairs=1, lazy=False):
             cmad_n(od, "c", 1, f"d{i}")
             cmad_n(ev, "c", 0, f"d{i}")
             e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
-        e(f"mul.lo.u32 q, {ev[0]}, {inv};")
-        cmad_n(od, "m", 1, "q")
-        cmad_n(ev, "m", 0, "q")
+        if sparse_low:
+            assert pairs == 1 and N == 4, "sparse_low is generated for Fr's single product"
+            e(f"sub.u32 q, 0, {ev[0]};")
+            e(f"not.b32 h, {ev[0]};")  # hi(q (2^32 - 1)) = q - 1 = ~t0 when t0 != 0, else 0
+            e(f"setp.ne.u32 p, {ev[0]}, 0;")
+            e(f"selp.b32 h, h, 0, p;")
+            e(f"add.cc.u32 {od[0]}, {od[0]}, {ev[0]};")  # lo(q (2^32 - 1)) = -q = t0
+            e(f"addc.cc.u32 {od[1]}, {od[1]}, h;")
+            cmad_n(od, "m", 1, "q", start=2)
+            e(f"add.cc.u32 {ev[0]}, {ev[0]}, 4294967295;")  # t0 + q = 0, carry (t0 != 0)
+            e(f"addc.cc.u32 {ev[1]}, {ev[1]}, 0;")  # hi(q * 1) = 0
+            cmad_n(ev, "m", 0, "q", start=2)
+        else:
+            e(f"mul.lo.u32 q, {ev[0]}, {inv};")
+            cmad_n(od, "m", 1, "q")
+            cmad_n(ev, "m", 0, "q")
         e(f"addc.u32 {od[n-1]}, {od[n-1]}, 0;")
         ev, od = od, ev
     # after n rows (n even) ev is X again
@@ -321,6 +343,11 @@ def gen_eo(N):
     return mul_struct("MontMulEoPtx", N, gen_eo_lines(N))
 
 
+def gen_eo_sparse_low(N):
+    """MontMulEoSparseLowPtx<N>::mul: MontMulEoPtx for M = 2^64 - 2^32 + 1 mod 2^64 (Fr)."""
+    return mul_struct("MontMulEoSparseLowPtx", N, gen_eo_lines(N, sparse_low=True))
+
+
 def gen_sqr(N):
     """MontSqrPtx<N>::sqr(r, a, m, inv): r = a^2 / R mod M."""
     return asm_struct("MontSqrPtx", N, "sqr", "am", gen_sqr_lines(N))
@@ -430,6 +457,10 @@ struct AddSubPtx;
 // The even/odd-accumulator variant of MontMulPtx (gen_eo_lines), for Fr (4) and Fp (6).
 template <size_t N>
 struct MontMulEoPtx;
+// MontMulEoPtx for moduli M = 2^64 - 2^32 + 1 mod 2^64 (gen_eo_lines with sparse_low), for Fr (4):
+// q and its products with M's two low words are additions. M's low words and inv are not read.
+template <size_t N>
+struct MontMulEoSparseLowPtx;
 // (a b + c d) / R mod M with one reduction (gen_eo_lines with pairs=2), for Fp (6).
 template <size_t N>
 struct MontMul2EoPtx;
@@ -450,6 +481,7 @@ print(gen(4))
 print(gen(6))
 print(gen_eo(4))
 print(gen_eo(6))
+print(gen_eo_sparse_low(4))
 print(gen_eo2(6))
 print(gen_sqr(6))
 print(gen_eo_lazy(6))

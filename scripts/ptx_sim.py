@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Simulates the generated PTX Montgomery products (scripts/gen_mont_mul_ptx.py: MontMulPtx<N>,
-the even/odd MontMulEoPtx<N>, the two-product MontMul2EoPtx<N>, the squaring MontSqrPtx<N> and
+the even/odd MontMulEoPtx<N> and, for Fr, MontMulEoSparseLowPtx<4>, the two-product MontMul2EoPtx<N>, the squaring MontSqrPtx<N> and
 their lazy forms for operands and results in [0, 2M)) instruction by instruction, with the carry flag, against
 big-integer Montgomery products: random and edge inputs; reports mismatches and any carry a
 chain would drop or any non-.cc add that overflows. Run: python3 scripts/ptx_sim.py [fr|fp]
@@ -63,6 +63,8 @@ def run(lines, inputs, inv):
         elif base == 'mul':
             d, x, y = args; p = val(x)*val(y); s = (p & M32) if '.lo' in op else (p >> 32)
             regs[d] = s & M32; continue
+        elif op == 'not.b32':
+            regs[args[0]] = ~val(args[1]) & M32; continue
         elif op == 'setp.ne.u32':
             regs['p'] = val(args[1]) != val(args[2]); continue
         elif op == 'selp.b32':
@@ -104,9 +106,20 @@ for _ in range(3000):
 for _ in range(2000):
     x = R_MOD - 1 - random.randrange(1 << 64); y = R_MOD - 1 - random.randrange(1 << (R_MOD.bit_length() - 56))
     cases.append((x, y))
+# rows whose low word t0 is zero (q = 0) while the other words are not: low 32-bit words 0 or
+# 2^16 (a0 b0 = 2^32), which the sparse-low form handles on its own path
+for _ in range(500):
+    lo_a, lo_b = random.choice([(0, 0), (1 << 16, 1 << 16), (0, random.randrange(1 << 32))])
+    x = (random.randrange(R_MOD) >> 32 << 32 | lo_a) % R_MOD
+    y = (random.randrange(R_MOD) >> 32 << 32 | lo_b) % R_MOD
+    cases.append((x, y))
 failures = 0  # mismatches and events over all routines: the exit status
 bad = 0; evs = set()
-for which, L in (('eo', lines), ('old', old_lines)):
+routines = [('eo', lines), ('old', old_lines)]
+if N == 4:  # MontMulEoSparseLowPtx, for Fr's M = 2^64 - 2^32 + 1 mod 2^64
+    assert R_MOD % (1 << 64) == (1 << 64) - (1 << 32) + 1 and inv32 == M32
+    routines.append(('eo sparse low', g.gen_eo_lines(N, sparse_low=True)))
+for which, L in routines:
     bad = 0; evs = set()
     for x, y in cases:
         out, ev = run(L, [limbs64(x), limbs64(y), m], inv32)
@@ -175,6 +188,8 @@ if N == 6:
         print(name, 'mismatches or results >= 2M', bad, 'of', len(lz), 'events', list(evs)[:5])
         failures += bad + len(evs)
 print('eo instr', sum(1 for l in lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
+for which, L in routines:
+    print(which, 'multiply-adds', sum(1 for l in L if l.split('.')[0] in ('mad', 'madc', 'mul')))
 print('old instr', sum(1 for l in old_lines if not (l in '{}' or l.startswith('.reg') or l.startswith('mov'))))
 # The generated header must be what the generator prints now.
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src', 'ff', 'cuda', 'mont_mul_ptx.hpp')) as f:

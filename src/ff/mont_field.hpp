@@ -75,6 +75,8 @@ class MontField {
     }
     static constexpr Limbs kPlus1Quarter = plus1_quarter();  // (M+1)/4, used when M = 3 mod 4
   };
+  // M = 2^64 - 2^32 + 1 mod 2^64 (Fr): the device product's reduction is cheaper.
+  static constexpr bool kSparseLowModulus = Consts::M.limb[0] == 0xffffffff00000001ull;
 
   Limbs mont;  // Montgomery representation; public so that buffers stay plain data.
 
@@ -323,9 +325,10 @@ class MontField {
 #endif
 #if defined(__CUDA_ARCH__)
     // On the device: 32-bit words with PTX carry chains (several times fewer instructions
-    // than 64-bit products emulated with __umul64hi); same fully reduced result. For Fp (the
-    // curve arithmetic of the MSMs) the even/odd-accumulator form: two independent carry
-    // chains per row instead of one.
+    // than 64-bit products emulated with __umul64hi); same fully reduced result. The
+    // even/odd-accumulator form has two independent carry chains per row instead of one; for
+    // a modulus = 2^64 - 2^32 + 1 mod 2^64 (Fr) its q and q's products with M's low words are
+    // additions (28 multiply-adds a row instead of 33).
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
         constexpr Limbs m = Consts::M;
@@ -333,6 +336,9 @@ class MontField {
         if constexpr (N == 6) {
           static_assert((m.limb[N - 1] >> 63) == 0, "the even/odd product needs a spare top bit in M");
           ptx::MontMulEoPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
+        } else if constexpr (kSparseLowModulus) {
+          static_assert((m.limb[N - 1] >> 63) == 0, "the even/odd product needs a spare top bit in M");
+          ptx::MontMulEoSparseLowPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
         } else {
           ptx::MontMulPtx<N>::mul(r.limb, a.limb, b.limb, m.limb, uint32_t(Consts::INV));
         }

@@ -20,17 +20,18 @@ constexpr unsigned kThreads = 256;
 // Three 64 KiB blocks fit an SM's shared memory: keep registers to that occupancy (<= 80).
 constexpr unsigned kPassBlocksPerSm = 3;
 
-// Fr product in the radix passes: the field's PTX kernel, or (kEo) the even/odd-accumulator
-// variant, which has two independent carry chains per row (same fully reduced result).
+// Fr product in the radix passes: (kEo) the field's product, the even/odd-accumulator form
+// with Fr's sparse low words (two independent carry chains per row), or the single-chain CIOS
+// product it replaced (CUZK_NTT_MUL=cios; same fully reduced result).
 template <bool kEo>
 __device__ __forceinline__ Fr mul(const Fr& a, const Fr& b) {
   if constexpr (kEo) {
+    return a * b;
+  } else {
     constexpr auto m = Fr::Consts::M;
     Fr r;
-    ff::ptx::MontMulEoPtx<4>::mul(r.mont.limb, a.mont.limb, b.mont.limb, m.limb, uint32_t(Fr::Consts::INV));
+    ff::ptx::MontMulPtx<4>::mul(r.mont.limb, a.mont.limb, b.mont.limb, m.limb, uint32_t(Fr::Consts::INV));
     return r;
-  } else {
-    return a * b;
   }
 }
 
@@ -377,9 +378,9 @@ void launch_bit_reverse(Fr* a, unsigned log_n, const Fr& s, const Fr* lo, const 
   check_launch("bit_reverse");
 }
 
-// The even/odd-accumulator product in the radix passes (more independent instructions per
-// product: measured on the H200 8% faster at 2^27 with 2^10 blocks); CUZK_NTT_MUL=cios selects
-// the field's single-chain product.
+// The field's even/odd-accumulator product in the radix passes (more independent instructions
+// per product: measured on the H200 8% faster at 2^27 with 2^10 blocks than the single-chain
+// CIOS product, which CUZK_NTT_MUL=cios selects).
 const bool kEoMul = [] {
   const char* v = std::getenv("CUZK_NTT_MUL");
   return !(v && std::string(v) == "cios");

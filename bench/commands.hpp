@@ -40,7 +40,8 @@ struct ProveBenchArgs {
   unsigned threads = 0;  // 0: all
   unsigned reps = 1;
   uint64_t seed = 1;
-  bool pseudo_params = false;  // prove: pseudo-random bases of the circuit's shape, no setup
+  bool pseudo_params = false;     // prove: pseudo-random bases of the circuit's shape, no setup
+  bool free_after_proof = false;  // prove: free a/b/c after prove_finish, not beside the proof
 };
 
 struct PipelineBenchArgs {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <future>
 #include <map>
@@ -21,6 +22,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -89,21 +91,54 @@ class HostPins {
 // refuses overlaps) and upload quickly anyway; glibc maps blocks above 32 MiB on their own.
 constexpr size_t kMinPinnedBytes = size_t(32) << 20;
 
+// a/b/c are page-locked in pieces that end at multiples of this address (a multiple of any page
+// size). cudaHostRegister and cudaHostUnregister hold the driver for the length of their range
+// (~0.2-0.5 s for a 2^27 partition's 12.9 GB on the H200 machine), and the CUDA calls of other
+// threads wait meanwhile: the prover's, when a synthesis thread locks a partition or the
+// deallocation thread unlocks one (seen there: H's MSM 0.70 -> 0.90 s with a/b/c unlocked whole
+// beside it, its kernels no slower). In pieces, with a pause between them so that a waiting call
+// gets in, a call waits for one piece at most (a few ms). The DMAs are split at the same
+// addresses, one per registration.
+constexpr size_t kPinPieceBytes = size_t(64) << 20;
+constexpr auto kPinPause = std::chrono::microseconds(200);
+
+// Calls f(offset, bytes) for the pieces of [p, p + bytes) that end at multiples of
+// kPinPieceBytes (as addresses): the ranges of PinnedAbc's registrations.
+template <class F>
+void for_each_pin_piece(const void* p, size_t bytes, F&& f) {
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  size_t offset = 0;
+  while (offset < bytes) {
+    const uintptr_t next = ((begin + offset) / kPinPieceBytes + 1) * kPinPieceBytes;
+    const size_t piece = std::min<size_t>(bytes - offset, next - (begin + offset));
+    f(offset, piece);
+    offset += piece;
+  }
+}
+
 // One assignment's a, b and c page-locked until this object dies (ProvingAssignment::
-// set_abc_pin). Not shared: each vector is its own mapping, registered once.
+// set_abc_pin). Not shared: each vector is its own mapping, registered once, in pieces.
 class PinnedAbc {
  public:
   // All three or none: nullptr when a vector is below kMinPinnedBytes or the driver refuses.
   static std::shared_ptr<PinnedAbc> pin(const r1cs::ProvingAssignment& pa) {
     const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+    size_t pieces = 0;
     for (const auto* v : vectors) {
       if (v->size() * sizeof(Fr) < kMinPinnedBytes) return nullptr;
+      for_each_pin_piece(v->data(), v->size() * sizeof(Fr), [&](size_t, size_t) { pieces++; });
     }
     auto pins = std::make_shared<PinnedAbc>();
-    pins->registered_.reserve(3);  // no allocation between a registration and its record
+    pins->registered_.reserve(pieces);  // no allocation between a registration and its record
+    cudaError_t err = cudaSuccess;
     for (const auto* v : vectors) {
-      const cudaError_t err =
-          cudaHostRegister(const_cast<Fr*>(v->data()), v->size() * sizeof(Fr), cudaHostRegisterPortable);
+      auto* base = reinterpret_cast<char*>(const_cast<Fr*>(v->data()));
+      for_each_pin_piece(base, v->size() * sizeof(Fr), [&](size_t offset, size_t bytes) {
+        if (err != cudaSuccess) return;
+        if (!pins->registered_.empty()) std::this_thread::sleep_for(kPinPause);
+        err = cudaHostRegister(base + offset, bytes, cudaHostRegisterPortable);
+        if (err == cudaSuccess) pins->registered_.push_back(base + offset);
+      });
       if (err != cudaSuccess) {
         cudaGetLastError();  // leave no error behind for the next check
         static std::once_flag once;
@@ -111,9 +146,8 @@ class PinnedAbc {
           std::fprintf(stderr, "cuzk: could not pin a/b/c (%s); uploading them through the staging buffers\n",
                        cudaGetErrorString(err));
         });
-        return nullptr;  // the ones registered so far are unregistered by ~PinnedAbc
+        return nullptr;  // the pieces registered so far are unregistered by ~PinnedAbc
       }
-      pins->registered_.push_back(v->data());
     }
     return pins;
   }
@@ -123,8 +157,9 @@ class PinnedAbc {
   // Runs on whichever thread frees a/b/c (the engine's deallocation thread, or the prover's when
   // there is no sink): a failure is reported once and not left behind for that thread's next check.
   ~PinnedAbc() {
-    for (const void* p : registered_) {
-      const cudaError_t err = cudaHostUnregister(const_cast<void*>(p));
+    for (void* p : registered_) {
+      if (p != registered_.front()) std::this_thread::sleep_for(kPinPause);
+      const cudaError_t err = cudaHostUnregister(p);
       if (err != cudaSuccess) {
         cudaGetLastError();
         static std::once_flag once;
@@ -135,7 +170,7 @@ class PinnedAbc {
   }
 
  private:
-  std::vector<const void*> registered_;
+  std::vector<void*> registered_;
 };
 
 // One parameter set's host vectors pinned for the lifetime of this object.
@@ -221,10 +256,13 @@ class CudaBackend final : public ProverBackend {
     try {
       for (int i = 0; i < 3; i++) {
         const std::vector<Fr>& src = *sources[i];
-        if (pinned) {
-          check(
-              cudaMemcpyAsync(targets[i], src.data(), src.size() * sizeof(Fr), cudaMemcpyHostToDevice, upload_stream_),
-              "a/b/c upload");
+        if (pinned) {  // one DMA per registered piece
+          const auto* from = reinterpret_cast<const char*>(src.data());
+          auto* to = reinterpret_cast<char*>(targets[i]);
+          for_each_pin_piece(from, src.size() * sizeof(Fr), [&](size_t offset, size_t bytes) {
+            check(cudaMemcpyAsync(to + offset, from + offset, bytes, cudaMemcpyHostToDevice, upload_stream_),
+                  "a/b/c upload");
+          });
         } else {
           pool_.upload(targets[i], src.data(), src.size() * sizeof(Fr), upload_stream_);
         }
@@ -260,7 +298,10 @@ class CudaBackend final : public ProverBackend {
     });
     t0 = Clock::now();
     try {
-      out.h = msm::cuda::msm(*res.h, 0, n - 1, static_cast<const Fr*>(a));
+      // H's coefficients are uniform field elements, so the window follows from n alone: a
+      // fixed window also spares the MSM its counting pass and host round trip.
+      const msm::MsmOptions uniform{.window_bits = msm::cuda::gpu_window_bits(n - 1)};
+      out.h = msm::cuda::msm(*res.h, 0, n - 1, static_cast<const Fr*>(a), uniform);
     } catch (...) {
       witness_upload.wait();  // it reads pa and the staging pool: let it finish first
       throw;

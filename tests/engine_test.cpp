@@ -127,6 +127,26 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
   EXPECT_THROW(b.release(1), std::logic_error);
 }
 
+TEST(BufferTrackerTest, ReportsTheBackendsPinnedBytes) {
+  BufferTracker tracker(false, nullptr);
+  EXPECT_EQ(tracker.snapshot().pinned_pool_bytes, 0);
+  EXPECT_EQ(tracker.snapshot().abc_pinned_bytes, 0);
+  std::atomic<int64_t> abc{0};
+  tracker.set_pinned_probe([&] { return BufferTracker::PinnedBytes{int64_t(3) << 26, abc.load()}; });
+  abc = 12345;
+  auto s = tracker.snapshot();
+  EXPECT_EQ(s.pinned_pool_bytes, int64_t(3) << 26);
+  EXPECT_EQ(s.abc_pinned_bytes, 12345);
+  abc = 0;
+  EXPECT_EQ(tracker.snapshot().abc_pinned_bytes, 0) << "read at every snapshot, not cached";
+  tracker.set_pinned_probe(nullptr);  // as ~Engine does: events and snapshots go on without it
+  BufferBytes bytes{};
+  bytes[size_t(BufferClass::kAbc)] = 100;
+  tracker.enter(Stage::kSynthRunning, bytes, "enter");
+  tracker.leave(Stage::kSynthRunning, bytes, "leave", false);
+  EXPECT_TRUE(tracker.snapshot().idle());
+}
+
 TEST(PartitionQueueTest, OrdersByPriorityThenAgeThenIndex) {
   PartitionQueue q;
   // (priority, job sequence, partition index), pushed out of order.

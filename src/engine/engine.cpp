@@ -178,6 +178,16 @@ Engine::Engine(EngineConfig config) {
   }
   for (unsigned i = 0; i < std::max(1u, c.finalizer_threads); i++)
     m.threads.emplace_back([&m, i] { m.finalizer_loop(i); });
+  // The backends' page-locked bytes, for every tracker event and snapshot (atomic reads). Set
+  // last, and cleared by ~Engine, so that it never reads devices that are gone.
+  m.tracker.set_pinned_probe([&m] {
+    BufferTracker::PinnedBytes p;
+    for (auto& d : m.devices) {
+      p.staging += int64_t(d->backend->staging_bytes());
+      p.abc += int64_t(d->backend->pinned_abc_bytes());
+    }
+    return p;
+  });
   std::string names;
   for (auto& d : m.devices) names += (names.empty() ? "" : ",") + d->backend->name();
   spdlog::info("engine: backend {}, policy {}, budget {}, {} synthesis workers, {} GPU workers, {} finalizers", names,
@@ -188,6 +198,7 @@ Engine::Engine(EngineConfig config) {
 Engine::~Engine() {
   if (!impl_) return;
   shutdown(true);
+  impl_->tracker.set_pinned_probe(nullptr);
 }
 
 const EngineConfig& Engine::config() const { return impl_->config; }

@@ -141,9 +141,9 @@ void BufferTracker::set_srs_bytes(int64_t host, int64_t device, const std::strin
   event_locked(what);
 }
 
-void BufferTracker::set_pinned_pool_bytes(int64_t bytes) {
+void BufferTracker::set_pinned_probe(std::function<PinnedBytes()> probe) {
   std::lock_guard lock(mutex_);
-  s_.pinned_pool_bytes = bytes;
+  pinned_probe_ = std::move(probe);
 }
 
 void BufferTracker::set_budget(int64_t total, int64_t used) {
@@ -157,6 +157,11 @@ TrackerSnapshot BufferTracker::snapshot() const {
   std::lock_guard lock(mutex_);
   TrackerSnapshot out = s_;
   out.rss_bytes = process_rss_bytes();
+  if (pinned_probe_) {
+    const PinnedBytes p = pinned_probe_();
+    out.pinned_pool_bytes = p.staging;
+    out.abc_pinned_bytes = p.abc;
+  }
   return out;
 }
 
@@ -170,6 +175,11 @@ void BufferTracker::reset_peaks() {
 
 void BufferTracker::event_locked(const std::string& what) {
   s_.rss_bytes = process_rss_bytes();
+  if (pinned_probe_) {
+    const PinnedBytes p = pinned_probe_();
+    s_.pinned_pool_bytes = p.staging;
+    s_.abc_pinned_bytes = p.abc;
+  }
   s_.peak_tracked_bytes = std::max(s_.peak_tracked_bytes, s_.tracked_bytes());
   s_.peak_waiting_gpu = std::max(s_.peak_waiting_gpu, s_.stages[size_t(Stage::kSynthDoneWaitingGpu)].partitions);
   s_.peak_rss_bytes = std::max(s_.peak_rss_bytes, s_.rss_bytes);
@@ -180,9 +190,10 @@ void BufferTracker::event_locked(const std::string& what) {
       line +=
           " " + std::string(stage_name(Stage(i))) + "=" + std::to_string(c.partitions) + "/" + human(c.total_bytes());
     }
-    spdlog::info("{:<40} |{} done={} | srs host={} dev={} pinned={} | budget {}/{} | rss {}", what, line,
-                 s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes), human(s_.pinned_pool_bytes),
-                 human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
+    spdlog::info("{:<40} |{} done={} | srs host={} dev={} | pinned staging={} abc={} | budget {}/{} | rss {}", what,
+                 line, s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes),
+                 human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes), human(s_.budget_used), human(s_.budget_total),
+                 human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {

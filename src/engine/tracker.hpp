@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -44,6 +45,8 @@ struct TrackerSnapshot {
   std::array<StageCounters, kStageCount> stages;
   int64_t done_partitions = 0;  // cumulative, not live
   int64_t srs_host_bytes = 0, srs_device_bytes = 0, pinned_pool_bytes = 0;
+  // a/b/c page-locked by the backends for their uploads (part of the kAbc bytes above).
+  int64_t abc_pinned_bytes = 0;
   int64_t budget_total = 0, budget_used = 0;
   int64_t rss_bytes = 0;
   // Peaks since start (or since reset_peaks).
@@ -66,7 +69,12 @@ class BufferTracker {
   void leave_bytes(Stage s, const BufferBytes& bytes, const std::string& what);
 
   void set_srs_bytes(int64_t host, int64_t device, const std::string& what);
-  void set_pinned_pool_bytes(int64_t bytes);
+  // Page-locked host bytes owned by the backends: the staging buffers and the a/b/c locked for
+  // their upload. The tracker asks at every event and snapshot (the probe must not block).
+  struct PinnedBytes {
+    int64_t staging = 0, abc = 0;
+  };
+  void set_pinned_probe(std::function<PinnedBytes()> probe);
   void set_budget(int64_t total, int64_t used);
 
   TrackerSnapshot snapshot() const;
@@ -79,6 +87,7 @@ class BufferTracker {
   TrackerSnapshot s_;
   bool log_events_;
   Timeline* timeline_;
+  std::function<PinnedBytes()> pinned_probe_;
 };
 
 // Resident set size of this process in bytes (from /proc/self/statm).

@@ -36,6 +36,11 @@ class ProverBackend {
   virtual void release_parameters(const Parameters& params) {}
   // Bytes of device memory held for resident parameters (0 on the CPU).
   virtual size_t resident_bytes() const { return 0; }
+  // Page-locked host bytes: the staging buffers uploads go through, and a/b/c locked by
+  // prepare_assignment and not yet unlocked (in assignments waiting for or on the device, or
+  // being freed). The kernel can neither swap nor reclaim them. 0 on the CPU.
+  virtual size_t staging_bytes() const { return 0; }
+  virtual size_t pinned_abc_bytes() const { return 0; }
   // Whether prove_start may run on several threads at once (several GPU workers per device);
   // the engine serialises calls to a backend that says no.
   virtual bool concurrent() const { return false; }

@@ -129,6 +129,9 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   w.gauge("cuzk_srs_host_bytes", "Parameter (SRS) bytes resident in host memory.", double(b.srs_host_bytes));
   w.gauge("cuzk_srs_device_bytes", "Parameter (SRS) bytes resident in device memory.", double(b.srs_device_bytes));
   w.gauge("cuzk_pinned_pool_bytes", "Pinned staging pool bytes.", double(b.pinned_pool_bytes));
+  w.gauge("cuzk_abc_pinned_bytes",
+          "a/b/c bytes page-locked for their upload (part of the abc class; neither swappable nor reclaimable).",
+          double(b.abc_pinned_bytes));
   w.gauge("cuzk_rss_bytes", "Resident set size of the daemon.", double(b.rss_bytes));
   w.gauge("cuzk_rss_peak_bytes", "Highest resident set size seen.", double(b.peak_rss_bytes));
 

@@ -121,7 +121,10 @@ void for_each_pin_piece(const void* p, size_t bytes, F&& f) {
 class PinnedAbc {
  public:
   // All three or none: nullptr when a vector is below kMinPinnedBytes or the driver refuses.
-  static std::shared_ptr<PinnedAbc> pin(const r1cs::ProvingAssignment& pa) {
+  // counter holds the bytes locked by live PinnedAbc objects (shared: they may outlive the
+  // backend that made them).
+  static std::shared_ptr<PinnedAbc> pin(const r1cs::ProvingAssignment& pa,
+                                        std::shared_ptr<std::atomic<size_t>> counter) {
     const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
     size_t pieces = 0;
     for (const auto* v : vectors) {
@@ -130,6 +133,7 @@ class PinnedAbc {
     }
     auto pins = std::make_shared<PinnedAbc>();
     pins->registered_.reserve(pieces);  // no allocation between a registration and its record
+    pins->counter_ = std::move(counter);
     cudaError_t err = cudaSuccess;
     for (const auto* v : vectors) {
       auto* base = reinterpret_cast<char*>(const_cast<Fr*>(v->data()));
@@ -137,7 +141,10 @@ class PinnedAbc {
         if (err != cudaSuccess) return;
         if (!pins->registered_.empty()) std::this_thread::sleep_for(kPinPause);
         err = cudaHostRegister(base + offset, bytes, cudaHostRegisterPortable);
-        if (err == cudaSuccess) pins->registered_.push_back(base + offset);
+        if (err == cudaSuccess) {
+          pins->registered_.push_back(base + offset);
+          pins->bytes_ += bytes;
+        }
       });
       if (err != cudaSuccess) {
         cudaGetLastError();  // leave no error behind for the next check
@@ -149,6 +156,8 @@ class PinnedAbc {
         return nullptr;  // the pieces registered so far are unregistered by ~PinnedAbc
       }
     }
+    *pins->counter_ += pins->bytes_;
+    pins->counted_ = true;
     return pins;
   }
   PinnedAbc() = default;
@@ -167,10 +176,14 @@ class PinnedAbc {
                        [&] { std::fprintf(stderr, "cuzk: could not unpin a/b/c (%s)\n", cudaGetErrorString(err)); });
       }
     }
+    if (counted_) *counter_ -= bytes_;
   }
 
  private:
   std::vector<void*> registered_;
+  size_t bytes_ = 0;
+  std::shared_ptr<std::atomic<size_t>> counter_;
+  bool counted_ = false;
 };
 
 // One parameter set's host vectors pinned for the lifetime of this object.
@@ -321,7 +334,7 @@ class CudaBackend final : public ProverBackend {
       cudaGetLastError();
       return;
     }
-    if (auto pins = PinnedAbc::pin(pa)) pa.set_abc_pin(std::move(pins));
+    if (auto pins = PinnedAbc::pin(pa, pinned_abc_bytes_)) pa.set_abc_pin(std::move(pins));
   }
 
   void load_parameters(const Parameters& params) override {
@@ -344,6 +357,8 @@ class CudaBackend final : public ProverBackend {
 
   // Read without the proof lock (status pages ask while a proof runs).
   size_t resident_bytes() const override { return resident_total_.load(); }
+  size_t staging_bytes() const override { return pool_.bytes(); }
+  size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }
 
  private:
   static unsigned log_domain(size_t m) {
@@ -435,6 +450,8 @@ class CudaBackend final : public ProverBackend {
   int device_;
   std::map<const Parameters*, Resident> resident_;
   std::atomic<size_t> resident_total_{0};  // device bytes of resident_, kept under mutex_
+  // Bytes of a/b/c locked by prepare_assignment and not yet unlocked.
+  std::shared_ptr<std::atomic<size_t>> pinned_abc_bytes_ = std::make_shared<std::atomic<size_t>>(0);
   cudaStream_t stream_ = nullptr;
   cudaStream_t upload_stream_ = nullptr;  // a/b/c uploads, overlapping the NTTs on stream_
   cudaEvent_t uploaded_[3] = {};          // a, b, c landed on the device

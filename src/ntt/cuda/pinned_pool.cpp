@@ -27,6 +27,7 @@ void PinnedStagingPool::allocate() {
     void* p = nullptr;
     check(cudaHostAlloc(&p, chunk_bytes_, cudaHostAllocDefault), "cudaHostAlloc (pinned staging)");
     buffers_.push_back(p);
+    bytes_ += chunk_bytes_;
     cudaEvent_t e;
     check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     done_.push_back(e);

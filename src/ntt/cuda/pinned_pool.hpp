@@ -5,6 +5,7 @@
 // buffer tracker.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -27,8 +28,8 @@ class PinnedStagingPool {
   // std::runtime_error with the CUDA error text.
   void upload(void* dst, const void* src, size_t bytes, cudaStream_t stream);
 
-  // Pinned host bytes held.
-  size_t bytes() const { return buffers_.size() * chunk_bytes_; }
+  // Pinned host bytes held (safe to read while an upload runs).
+  size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
  private:
   void allocate();
@@ -37,6 +38,7 @@ class PinnedStagingPool {
   std::vector<void*> buffers_;
   std::vector<cudaEvent_t> done_;  // done_[i]: the last DMA out of buffers_[i] has finished
   std::mutex mutex_;               // one upload at a time per pool
+  std::atomic<size_t> bytes_{0};
 };
 
 }  // namespace cuzk::cuda

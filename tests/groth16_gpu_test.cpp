@@ -91,8 +91,11 @@ TEST_F(CudaBackendProofTest, PinnedAbcUploadGivesTheStagedResult) {
   auto pinned = synthesize(circuit);
   const size_t n = size_t(1) << 21;
   const Parameters params = pseudo_random_parameters(pinned, n, test::run_seed());
+  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
   gpu->prepare_assignment(pinned);
   ASSERT_TRUE(pinned.abc_pinned()) << "32 MiB or more per vector should be page-locked";
+  const size_t abc_bytes = (pinned.a().size() + pinned.b().size() + pinned.c().size()) * sizeof(Fr);
+  EXPECT_EQ(gpu->pinned_abc_bytes(), abc_bytes) << "the backend counts what it locked";
   auto staged = pinned;  // a copy's vectors are new memory: not locked
   EXPECT_FALSE(staged.abc_pinned());
   unsigned flags = 0;
@@ -105,7 +108,9 @@ TEST_F(CudaBackendProofTest, PinnedAbcUploadGivesTheStagedResult) {
   EXPECT_TRUE(pinned.a().empty() && pinned.b().empty() && pinned.c().empty()) << "a/b/c not released";
   // The lock travelled with the vectors to the sink; dropping it unregisters them.
   ASSERT_TRUE(parked.has_value() && parked->pin != nullptr);
+  EXPECT_EQ(gpu->pinned_abc_bytes(), abc_bytes) << "still locked until the sink drops the lock";
   parked->pin.reset();
+  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
   for (const auto* v : {&parked->a, &parked->b, &parked->c}) {
     EXPECT_NE(cudaHostGetFlags(&flags, const_cast<Fr*>(v->data())), cudaSuccess) << "still registered";
     cudaGetLastError();

@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <sys/resource.h>
 
 #include "bench/commands.hpp"
@@ -129,6 +130,9 @@ int run_prove_bench(const ProveBenchArgs& a) {
     ff::OsRng rng;
     auto t0 = Clock::now();
     double synth = first_synth;
+    // Declared before the assignment, so that they outlive it and its sink, which refers to them.
+    std::future<double> freed;
+    std::shared_ptr<r1cs::ReleasedAbc> parked;
     std::optional<r1cs::ProvingAssignment> fresh;
     if (witness) {
       fresh.emplace(*witness);  // prove_start consumes a/b/c
@@ -142,16 +146,18 @@ int run_prove_bench(const ProveBenchArgs& a) {
     // page-lock's release and the unmapping take a while, and they share the driver and the
     // memory system with the prover); the free is timed.
     // With --free-after-proof they wait until prove_finish has returned (the prover's time alone).
-    std::future<double> freed;
-    std::shared_ptr<r1cs::ReleasedAbc> parked;
     pa.set_abc_sink([&](r1cs::ReleasedAbc&& abc) {
       parked = std::make_shared<r1cs::ReleasedAbc>(std::move(abc));
       if (a.free_after_proof) return;
-      freed = std::async(std::launch::async, [abc = std::move(parked)]() mutable {
-        auto t = Clock::now();
-        abc.reset();
-        return since(t);
-      });
+      try {
+        freed = std::async(std::launch::async, [abc = std::move(parked)]() mutable {
+          auto t = Clock::now();
+          abc.reset();
+          return since(t);
+        });
+      } catch (const std::system_error&) {
+        // No thread to be had: they were freed here, with the lambda that held them.
+      }
     });
     // As the engine's synthesis workers do: the backend may page-lock a/b/c for its upload.
     auto t_pin = Clock::now();

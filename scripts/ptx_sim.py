@@ -113,6 +113,22 @@ for _ in range(500):
     x = (random.randrange(R_MOD) >> 32 << 32 | lo_a) % R_MOD
     y = (random.randrange(R_MOD) >> 32 << 32 | lo_b) % R_MOD
     cases.append((x, y))
+# q = 0 in a chosen later row k, with every word random otherwise: run the CIOS rows before k on
+# big integers and pick b's word k so that row k's low word t0 + a0 b_k is 0 mod 2^32 (a0 odd).
+for k in range(1, 2 * N):
+    for _ in range(150):
+        x = random.randrange(R_MOD) | 1
+        words = [random.randrange(1 << 32) for _ in range(2 * N)]
+        words[-1] = random.randrange((R_MOD >> (32 * (2 * N - 1))))  # keeps b below M
+        t = 0
+        for i in range(k):
+            t += x * words[i]
+            q = (t & M32) * inv32 & M32
+            t = (t + q * R_MOD) >> 32
+        words[k] = (-(t & M32) * pow(x & M32, -1, 1 << 32)) & M32
+        y = sum(w << (32 * i) for i, w in enumerate(words))
+        if y < R_MOD:
+            cases.append((x, y))
 failures = 0  # mismatches and events over all routines: the exit status
 bad = 0; evs = set()
 routines = [('eo', lines), ('old', old_lines)]

@@ -127,7 +127,7 @@ TEST_F(CudaBackendProofTest, PinnedAbcUploadGivesTheStagedResult) {
 }
 
 // prove_start from several threads at once (the backend serialises them): each proof reads its
-// // own a/b/c and witness. Three witnesses of one shape (so one parameter set), page-locked in
+// own a/b/c and witness. Three witnesses of one shape (so one parameter set), page-locked in
 // pieces (1.1 M constraints: 35 MB vectors, about half of which cross a 64 MiB piece boundary),
 // proved by three threads at once and compared with each one proved alone from ordinary memory.
 TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {

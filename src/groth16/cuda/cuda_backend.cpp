@@ -91,8 +91,9 @@ class HostPins {
 // refuses overlaps) and upload quickly anyway; glibc maps blocks above 32 MiB on their own.
 constexpr size_t kMinPinnedBytes = size_t(32) << 20;
 
-// a/b/c are page-locked in pieces that end at multiples of this address (a multiple of any page
-// size). cudaHostRegister and cudaHostUnregister hold the driver for the length of their range
+// a/b/c are page-locked in pieces that end at multiples of this address (a multiple of the
+// 4 KiB and 2 MiB pages; with 1 GiB pages a shared page makes the registration fail, and a/b/c
+// go through the staging pool). cudaHostRegister and cudaHostUnregister hold the driver for the length of their range
 // (~0.2-0.5 s for a 2^27 partition's 12.9 GB on the H200 machine), and the CUDA calls of other
 // threads wait meanwhile: the prover's, when a synthesis thread locks a partition or the
 // deallocation thread unlocks one (seen there: H's MSM 0.70 -> 0.90 s with a/b/c unlocked whole
@@ -142,8 +143,8 @@ class PinnedAbc {
         if (!pins->registered_.empty()) std::this_thread::sleep_for(kPinPause);
         err = cudaHostRegister(base + offset, bytes, cudaHostRegisterPortable);
         if (err == cudaSuccess) {
-          pins->registered_.push_back(base + offset);
-          pins->bytes_ += bytes;
+          pins->registered_.push_back({base + offset, bytes});
+          *pins->counter_ += bytes;
         }
       });
       if (err != cudaSuccess) {
@@ -156,8 +157,6 @@ class PinnedAbc {
         return nullptr;  // the pieces registered so far are unregistered by ~PinnedAbc
       }
     }
-    *pins->counter_ += pins->bytes_;
-    pins->counted_ = true;
     return pins;
   }
   PinnedAbc() = default;
@@ -166,9 +165,10 @@ class PinnedAbc {
   // Runs on whichever thread frees a/b/c (the engine's deallocation thread, or the prover's when
   // there is no sink): a failure is reported once and not left behind for that thread's next check.
   ~PinnedAbc() {
-    for (void* p : registered_) {
-      if (p != registered_.front()) std::this_thread::sleep_for(kPinPause);
-      const cudaError_t err = cudaHostUnregister(p);
+    for (size_t i = 0; i < registered_.size(); i++) {
+      if (i) std::this_thread::sleep_for(kPinPause);
+      const cudaError_t err = cudaHostUnregister(registered_[i].first);
+      *counter_ -= registered_[i].second;
       if (err != cudaSuccess) {
         cudaGetLastError();
         static std::once_flag once;
@@ -176,14 +176,11 @@ class PinnedAbc {
                        [&] { std::fprintf(stderr, "cuzk: could not unpin a/b/c (%s)\n", cudaGetErrorString(err)); });
       }
     }
-    if (counted_) *counter_ -= bytes_;
   }
 
  private:
-  std::vector<void*> registered_;
-  size_t bytes_ = 0;
-  std::shared_ptr<std::atomic<size_t>> counter_;
-  bool counted_ = false;
+  std::vector<std::pair<void*, size_t>> registered_;  // the pieces and their bytes
+  std::shared_ptr<std::atomic<size_t>> counter_;      // bytes of live pieces, counted piece by piece
 };
 
 // One parameter set's host vectors pinned for the lifetime of this object.

@@ -22,7 +22,8 @@ constexpr unsigned kPassBlocksPerSm = 3;
 
 // Fr product in the radix passes: (kEo) the field's product, the even/odd-accumulator form
 // with Fr's sparse low words (two independent carry chains per row), or the single-chain CIOS
-// product it replaced (CUZK_NTT_MUL=cios; same fully reduced result).
+// product it replaced (CUZK_NTT_MUL=cios, for the radix passes only: the pointwise and scaling
+// kernels use the field's product either way; same fully reduced result).
 template <bool kEo>
 __device__ __forceinline__ Fr mul(const Fr& a, const Fr& b) {
   if constexpr (kEo) {

@@ -9,8 +9,8 @@
 #include <future>
 #include <memory>
 #include <optional>
-#include <system_error>
 #include <sys/resource.h>
+#include <system_error>
 
 #include "bench/commands.hpp"
 #include "circuits/synthetic.hpp"

@@ -78,6 +78,7 @@ JobResult await_end(Engine& e, const std::string& id) {
 void expect_idle(Engine& e) {
   const auto s = e.snapshot();
   EXPECT_TRUE(s.buffers.idle()) << snapshot_to_json(s);
+  EXPECT_EQ(s.buffers.abc_pinned_bytes, 0) << "no a/b/c left page-locked";
   EXPECT_EQ(s.queued_partitions, 0u);
   EXPECT_EQ(s.gpu_queue_depth, 0u);
   EXPECT_EQ(s.jobs_active, 0u);

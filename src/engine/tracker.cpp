@@ -146,6 +146,13 @@ void BufferTracker::set_pinned_probe(std::function<PinnedBytes()> probe) {
   pinned_probe_ = std::move(probe);
 }
 
+void BufferTracker::read_pinned_probe_locked(TrackerSnapshot& into) const {
+  if (!pinned_probe_) return;
+  const PinnedBytes p = pinned_probe_();
+  into.pinned_pool_bytes = p.staging;
+  into.abc_pinned_bytes = p.abc;
+}
+
 void BufferTracker::set_budget(int64_t total, int64_t used) {
   std::lock_guard lock(mutex_);
   s_.budget_total = total;
@@ -157,11 +164,7 @@ TrackerSnapshot BufferTracker::snapshot() const {
   std::lock_guard lock(mutex_);
   TrackerSnapshot out = s_;
   out.rss_bytes = process_rss_bytes();
-  if (pinned_probe_) {
-    const PinnedBytes p = pinned_probe_();
-    out.pinned_pool_bytes = p.staging;
-    out.abc_pinned_bytes = p.abc;
-  }
+  read_pinned_probe_locked(out);
   return out;
 }
 
@@ -175,11 +178,7 @@ void BufferTracker::reset_peaks() {
 
 void BufferTracker::event_locked(const std::string& what) {
   s_.rss_bytes = process_rss_bytes();
-  if (pinned_probe_) {
-    const PinnedBytes p = pinned_probe_();
-    s_.pinned_pool_bytes = p.staging;
-    s_.abc_pinned_bytes = p.abc;
-  }
+  read_pinned_probe_locked(s_);
   s_.peak_tracked_bytes = std::max(s_.peak_tracked_bytes, s_.tracked_bytes());
   s_.peak_waiting_gpu = std::max(s_.peak_waiting_gpu, s_.stages[size_t(Stage::kSynthDoneWaitingGpu)].partitions);
   s_.peak_rss_bytes = std::max(s_.peak_rss_bytes, s_.rss_bytes);

@@ -82,6 +82,7 @@ class BufferTracker {
 
  private:
   void event_locked(const std::string& what);
+  void read_pinned_probe_locked(TrackerSnapshot& into) const;
 
   mutable std::mutex mutex_;
   TrackerSnapshot s_;

@@ -13,6 +13,7 @@
 #include "groth16/backend.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
+#include "ntt/zero_one_vector.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
@@ -81,58 +82,127 @@ TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
   EXPECT_EQ(gpu->resident_bytes(), 0u);
 }
 
-// prepare_assignment page-locks a/b/c (from 32 MiB each: 1.1 M constraints, a 2^21 domain) and
-// prove_start then uploads them by DMA from their own memory; the PendingProof must equal the
-// staged upload's, and the lock must be gone with a/b/c. Pseudo-random parameters: the check is
-// the equality, not a verifier.
-TEST_F(CudaBackendProofTest, PinnedAbcUploadGivesTheStagedResult) {
-  auto gpu = make_cuda_backend(0);
-  const circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
-  auto pinned = synthesize(circuit);
-  const size_t n = size_t(1) << 21;
-  const Parameters params = pseudo_random_parameters(pinned, n, test::run_seed());
-  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
-  gpu->prepare_assignment(pinned);
-  ASSERT_TRUE(pinned.abc_pinned()) << "32 MiB or more per vector should be page-locked";
-  const size_t abc_bytes = (pinned.a().size() + pinned.b().size() + pinned.c().size()) * sizeof(Fr);
-  EXPECT_EQ(gpu->pinned_abc_bytes(), abc_bytes) << "the backend counts what it locked";
-  auto staged = pinned;  // a copy's vectors are new memory: not locked
-  EXPECT_FALSE(staged.abc_pinned());
-  unsigned flags = 0;
-  EXPECT_EQ(cudaHostGetFlags(&flags, const_cast<Fr*>(pinned.a().data())), cudaSuccess) << "a is registered";
-  std::optional<r1cs::ReleasedAbc> parked;
-  pinned.set_abc_sink([&](r1cs::ReleasedAbc&& abc) { parked.emplace(std::move(abc)); });
-  const Fr r = Fr::from_u64(12345), s = Fr::from_u64(678910);
-  const PendingProof got = gpu->prove_start(params, pinned, r, s);
-  EXPECT_FALSE(pinned.abc_pinned());
-  EXPECT_TRUE(pinned.a().empty() && pinned.b().empty() && pinned.c().empty()) << "a/b/c not released";
-  // The lock travelled with the vectors to the sink; dropping it unregisters them.
-  ASSERT_TRUE(parked.has_value() && parked->pin != nullptr);
-  EXPECT_EQ(gpu->pinned_abc_bytes(), abc_bytes) << "still locked until the sink drops the lock";
-  parked->pin.reset();
-  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
-  for (const auto* v : {&parked->a, &parked->b, &parked->c}) {
-    EXPECT_NE(cudaHostGetFlags(&flags, const_cast<Fr*>(v->data())), cudaSuccess) << "still registered";
-    cudaGetLastError();
+// What prepare_assignment should lock of an assignment: a vector with at most half of its
+// entries neither 0 nor 1 goes compact (ntt::ZeroOneVector), and the arrays of its copy that
+// reach the backend's 32 MiB lock threshold are locked; any other vector is locked whole when it
+// reaches it.
+size_t expected_locked_bytes(const r1cs::ProvingAssignment& pa) {
+  constexpr size_t kThreshold = size_t(32) << 20;
+  auto lockable = [](size_t bytes) { return bytes >= kThreshold ? bytes : 0; };
+  size_t bytes = 0;
+  for (const auto* v : {&pa.a(), &pa.b(), &pa.c()}) {
+    size_t others = 0;
+    for (const Fr& x : *v) others += !x.is_zero() && x != Fr::one();
+    if (2 * others <= v->size()) {
+      const size_t chunks = (v->size() + ntt::ZeroOneVector::kChunk - 1) / ntt::ZeroOneVector::kChunk;
+      bytes += lockable(others * sizeof(Fr)) + lockable(chunks * ntt::ZeroOneVector::kWordsPerChunk * 4);
+    } else {
+      bytes += lockable(v->size() * sizeof(Fr));
+    }
   }
-  parked.reset();
-  const PendingProof want = gpu->prove_start(params, staged, r, s);
-  expect_same(got, want);
-  ASSERT_TRUE(got.b_g2.has_value() && want.b_g2.has_value());
-  EXPECT_EQ(got.b_g2->to_affine(), want.b_g2->to_affine());
-  // The CPU backend locks nothing.
+  return bytes;
+}
+
+// prepare_assignment compacts the vectors that are mostly 0/1 and page-locks what is large
+// enough (copies' arrays, or a/b/c themselves), and prove_start uploads them in that form, by
+// DMA where locked; the PendingProof must equal the staged upload's of the same assignment, and
+// the preparation (locks included) must go with a/b/c. Three profiles: the default (a and c 75%
+// 0/1, b all: everything compact, too small to lock at 1.1 M constraints), few 0/1 values (a
+// and c locked whole, b compact) and a middle one at 2.5 M constraints (a and c compact with
+// their 45% others locked). Pseudo-random parameters: the check is the equality, not a
+// verifier.
+TEST_F(CudaBackendProofTest, PreparedAbcUploadGivesTheStagedResult) {
+  auto gpu = make_cuda_backend(0);
+  struct Case {
+    size_t constraints;
+    double zero_one_share;
+    unsigned log_n;
+  };
+  for (const Case& k : {Case{1100000, 0.75, 21}, Case{1100000, 0.254, 21}, Case{2500000, 0.55, 22}}) {
+    SCOPED_TRACE("zero/one share " + std::to_string(k.zero_one_share));
+    circuits::SyntheticProfile profile;
+    profile.zero_one_share = k.zero_one_share;
+    const circuits::SyntheticCircuit circuit(k.constraints, 8, profile, test::run_seed());
+    auto prepared = synthesize(circuit);
+    const Parameters params = pseudo_random_parameters(prepared, size_t(1) << k.log_n, test::run_seed());
+    const size_t locked = expected_locked_bytes(prepared);
+    EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
+    gpu->prepare_assignment(prepared);
+    ASSERT_TRUE(prepared.abc_prepared()) << "32 MiB or more per vector should be prepared";
+    EXPECT_EQ(gpu->pinned_abc_bytes(), locked) << "the backend counts what it locked";
+    if (k.zero_one_share == 0.254) {
+      EXPECT_EQ(locked, (prepared.a().size() + prepared.c().size()) * sizeof(Fr)) << "a and c locked whole";
+      unsigned flags = 0;
+      EXPECT_EQ(cudaHostGetFlags(&flags, const_cast<Fr*>(prepared.a().data())), cudaSuccess) << "a is registered";
+    } else if (k.zero_one_share == 0.55) {
+      EXPECT_GT(locked, 2 * (size_t(32) << 20)) << "a's and c's others locked";
+    }
+    const size_t kept = prepared.bytes().abc_prepared;
+    EXPECT_GT(kept, 0u) << "the compact copies are counted with the assignment";
+    EXPECT_LT(kept, prepared.a().size() * sizeof(Fr) * 2) << "at most half of a and c, and b's kinds";
+    auto staged = prepared;  // a copy's vectors are new memory: no preparation
+    EXPECT_FALSE(staged.abc_prepared());
+    std::optional<r1cs::ReleasedAbc> parked;
+    prepared.set_abc_sink([&](r1cs::ReleasedAbc&& abc) {
+      // The backend keeps no reference: dropping this one unlocks (on the engine's deallocation
+      // thread, not at the end of prove_start).
+      EXPECT_EQ(abc.preparation.use_count(), 1);
+      parked.emplace(std::move(abc));
+    });
+    const Fr r = Fr::from_u64(12345), s = Fr::from_u64(678910);
+    const PendingProof got = gpu->prove_start(params, prepared, r, s);
+    EXPECT_FALSE(prepared.abc_prepared());
+    EXPECT_TRUE(prepared.a().empty() && prepared.b().empty() && prepared.c().empty()) << "a/b/c not released";
+    // The preparation travelled with the vectors to the sink; dropping it unlocks what it locked.
+    ASSERT_TRUE(parked.has_value() && parked->preparation != nullptr);
+    EXPECT_EQ(gpu->pinned_abc_bytes(), locked) << "still locked until the sink drops the preparation";
+    parked->preparation.reset();
+    EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
+    for (const auto* v : {&parked->a, &parked->b, &parked->c}) {
+      unsigned flags = 0;
+      EXPECT_NE(cudaHostGetFlags(&flags, const_cast<Fr*>(v->data())), cudaSuccess) << "still registered";
+      cudaGetLastError();
+    }
+    parked.reset();
+    const PendingProof want = gpu->prove_start(params, staged, r, s);
+    expect_same(got, want);
+    ASSERT_TRUE(got.b_g2.has_value() && want.b_g2.has_value());
+    EXPECT_EQ(got.b_g2->to_affine(), want.b_g2->to_affine());
+    // The backend keys resident parameters by address and keeps their host memory locked: drop
+    // them before they go (the next case's may land at the same address).
+    gpu->release_parameters(params);
+  }
+  // A preparation made from other vectors (a/b/c moved since) is not trusted: the proof is the
+  // staged one's.
+  {
+    const circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
+    auto pa = synthesize(circuit);
+    const Parameters params = pseudo_random_parameters(pa, size_t(1) << 21, test::run_seed());
+    auto other = synthesize(circuits::SyntheticCircuit(1100000, 8, {}, test::run_seed() + 1));
+    gpu->prepare_assignment(other);
+    ASSERT_TRUE(other.abc_prepared());
+    auto staged = pa;
+    pa.set_abc_preparation(other.abc_preparation());
+    const Fr r = Fr::from_u64(5), s = Fr::from_u64(6);
+    expect_same(gpu->prove_start(params, pa, r, s), gpu->prove_start(params, staged, r, s));
+    gpu->release_parameters(params);
+  }
+  // The CPU backend prepares nothing.
   auto pa = synthesize(circuits::SyntheticCircuit(1 << 10, 8, {}, 1));
   make_cpu_backend()->prepare_assignment(pa);
-  EXPECT_FALSE(pa.abc_pinned());
+  EXPECT_FALSE(pa.abc_prepared());
 }
 
 // prove_start from several threads at once (the backend serialises them): each proof reads its
-// own a/b/c and witness. Three witnesses of one shape (so one parameter set), page-locked in
-// pieces (1.1 M constraints: 35 MB vectors, about half of which cross a 64 MiB piece boundary),
-// proved by three threads at once and compared with each one proved alone from ordinary memory.
+// own a/b/c and witness. Three witnesses of one shape (so one parameter set) with few 0/1
+// values, so that a and c are page-locked in pieces (1.1 M constraints: 35 MB vectors, about
+// half of which cross a 64 MiB piece boundary) and b goes compact, proved by three threads at
+// once and compared with each one proved alone from ordinary memory.
 TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
   auto gpu = make_cuda_backend(0);
-  circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
+  circuits::SyntheticProfile few_bits;
+  few_bits.zero_one_share = 0.254;
+  circuits::SyntheticCircuit circuit(1100000, 8, few_bits, test::run_seed());
   std::vector<r1cs::ProvingAssignment> pinned;
   for (uint64_t w = 0; w < 3; w++) {
     circuit.set_witness_seed(test::run_seed() + 17 * w);
@@ -148,8 +218,8 @@ TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
   EXPECT_NE(want[0].l.to_affine(), want[1].l.to_affine()) << "the witnesses should differ";
   for (auto& pa : pinned) {
     gpu->prepare_assignment(pa);
-    ASSERT_TRUE(pa.abc_pinned());
-    for (const auto* v : {&pa.a(), &pa.b(), &pa.c()}) {
+    ASSERT_TRUE(pa.abc_prepared());
+    for (const auto* v : {&pa.a(), &pa.c()}) {
       unsigned flags = 0;  // the first and the last piece are registered
       EXPECT_EQ(cudaHostGetFlags(&flags, const_cast<Fr*>(v->data())), cudaSuccess);
       EXPECT_EQ(cudaHostGetFlags(&flags, const_cast<Fr*>(&v->back())), cudaSuccess);
@@ -176,6 +246,8 @@ TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
     EXPECT_EQ(got[i].b_g2->to_affine(), want[i].b_g2->to_affine());
     EXPECT_TRUE(pinned[i].a().empty() && pinned[i].b().empty() && pinned[i].c().empty()) << "a/b/c not released";
   }
+  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u) << "freed with a/b/c, unlocked";
+  gpu->release_parameters(params);  // unlocked before params' memory goes
 }
 
 TEST_F(CudaBackendProofTest, MismatchedParametersAreRejected) {

@@ -227,69 +227,77 @@ TEST(ConstraintSystemTest, CheckerNamesNamespacesAndShapeCounts) {
   EXPECT_GT(bytes.total(), bytes.a + bytes.b + bytes.c);
 }
 
-// A backend's page-lock on a/b/c (ProvingAssignment::set_abc_pin) goes wherever their memory
-// goes, and is dropped whenever that memory may be freed or grown: here a stand-in owner counts
-// its releases. (That it goes before the memory is structural: the lock is declared after the
-// vectors in ProvingAssignment and reset first in ~ReleasedAbc.)
-TEST(ConstraintSystemTest, AbcPinIsReleasedWithTheVectors) {
+// A backend's preparation of a/b/c (ProvingAssignment::set_abc_preparation: a page-lock on
+// their memory, compact copies) goes wherever their memory goes, and is dropped whenever that
+// memory may be freed, grown or changed: here a stand-in counts its releases. (That it goes
+// before the memory is structural: it is declared after the vectors in ProvingAssignment and
+// reset first in ~ReleasedAbc.)
+TEST(ConstraintSystemTest, AbcPreparationIsReleasedWithTheVectors) {
   WideCircuit circuit;
   circuit.xs = {Fr::from_u64(2), Fr::from_u64(3)};
   int released = 0;
-  auto pin = [&released] {
-    return std::shared_ptr<void>(new int, [&released](void* p) { delete static_cast<int*>(p), released++; });
+  struct Counted final : r1cs::AbcPreparation {
+    int* released;
+    explicit Counted(int* r) : released(r) {}
+    ~Counted() override { ++*released; }
+    size_t host_bytes() const override { return 1000; }
   };
+  auto preparation = [&released] { return std::make_shared<const Counted>(&released); };
 
-  // release_abc hands the lock to the sink with the vectors; destroying that drops it.
+  // release_abc hands the preparation to the sink with the vectors; destroying that drops it.
   auto pa = synthesize(circuit);
   const size_t m = pa.num_constraints();
-  pa.set_abc_pin(pin());
-  EXPECT_TRUE(pa.abc_pinned());
+  const size_t unprepared_total = pa.bytes().total();
+  pa.set_abc_preparation(preparation());
+  EXPECT_TRUE(pa.abc_prepared());
+  EXPECT_EQ(pa.bytes().abc_prepared, 1000u) << "its host bytes are counted with the assignment's";
+  EXPECT_EQ(pa.bytes().total(), unprepared_total + 1000);
   {
-    const auto copy = pa;  // a copy's vectors are new memory: no lock
-    EXPECT_FALSE(copy.abc_pinned());
+    const auto copy = pa;  // a copy's vectors are new memory: no preparation
+    EXPECT_FALSE(copy.abc_prepared());
   }
   EXPECT_EQ(released, 0);
   std::optional<r1cs::ReleasedAbc> parked;
   pa.set_abc_sink([&](r1cs::ReleasedAbc&& abc) { parked.emplace(std::move(abc)); });
   pa.release_abc();
-  EXPECT_FALSE(pa.abc_pinned());
+  EXPECT_FALSE(pa.abc_prepared());
   ASSERT_TRUE(parked.has_value());
-  EXPECT_TRUE(parked->pin != nullptr);
+  EXPECT_TRUE(parked->preparation != nullptr);
   EXPECT_EQ(parked->a.size(), m);
   EXPECT_EQ(released, 0);
   parked.reset();
   EXPECT_EQ(released, 1);
 
-  // Without a sink release_abc frees at once, the lock with it.
+  // Without a sink release_abc frees at once, the preparation with it.
   auto pb = synthesize(circuit);
-  pb.set_abc_pin(pin());
+  pb.set_abc_preparation(preparation());
   pb.release_abc();
   EXPECT_EQ(released, 2);
   // Anything that may grow the vectors drops it first; so does the destructor.
   auto pc = synthesize(circuit);
-  pc.set_abc_pin(pin());
+  pc.set_abc_preparation(preparation());
   pc.a_mut();
   EXPECT_EQ(released, 3);
-  pc.set_abc_pin(pin());
+  pc.set_abc_preparation(preparation());
   pc.enforce("more", LC::zero(), LC::zero(), LC::zero());
   EXPECT_EQ(released, 4);
-  pc.set_abc_pin(pin());
+  pc.set_abc_preparation(preparation());
   pc.b_mut();
-  pc.set_abc_pin(pin());
+  pc.set_abc_preparation(preparation());
   pc.c_mut();
-  pc.set_abc_pin(pin());
+  pc.set_abc_preparation(preparation());
   pc.reserve(m + 10, 4);
   EXPECT_EQ(released, 7);
   {
     auto pd = synthesize(circuit);
-    pd.set_abc_pin(pin());
+    pd.set_abc_preparation(preparation());
   }
   EXPECT_EQ(released, 8);
-  // A move carries the lock with the buffers it moves.
+  // A move carries the preparation with the buffers it moves.
   auto pe = synthesize(circuit);
-  pe.set_abc_pin(pin());
+  pe.set_abc_preparation(preparation());
   auto moved = std::move(pe);
-  EXPECT_TRUE(moved.abc_pinned());
+  EXPECT_TRUE(moved.abc_prepared());
   EXPECT_EQ(released, 8);
   moved.release_abc();
   EXPECT_EQ(released, 9);

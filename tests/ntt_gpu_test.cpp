@@ -1,5 +1,7 @@
 // The GPU NTT and H polynomial agree bit for bit with ntt::EvaluationDomain on fresh random
 // inputs. Skipped cleanly when no CUDA device is present.
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,44 @@ TEST_F(NttGpuTest, HPolynomialMatchesCpu) {
     cuda::h_polynomial_on_device(ga, gb, gc);
     EXPECT_EQ(first_difference(ga, a), -1) << "log n " << log_n;
   }
+}
+
+// The device's expansion of a ZeroOneVector equals the host's, entry for entry, and zero-pads
+// to the target's length (the target starts as garbage).
+TEST_F(NttGpuTest, ExpandsZeroOneVectorsAsTheHostDoes) {
+  auto rng = test::make_rng();
+  std::uniform_real_distribution<double> u(0, 1);
+  const double mixes[][2] = {{0.375, 0.375}, {0.5, 0.5}, {0, 1}, {0.1, 0.1}, {0, 0}};
+  for (size_t size : {size_t(0), size_t(1), size_t(31), size_t(1000), size_t(1024), size_t(3000), size_t(65541)}) {
+    for (const auto& mix : mixes) {
+      std::vector<Fr> v(size);
+      for (auto& x : v) {
+        const double t = u(rng);
+        x = t < mix[0] ? Fr::zero() : t < mix[0] + mix[1] ? Fr::one() : Fr::random(rng);
+      }
+      const auto z = ZeroOneVector::compress(v, 1.0);
+      ASSERT_TRUE(z.has_value());
+      const size_t n = size + 37;
+      cuzk::cuda::DeviceBuffer<uint32_t> kinds(std::max<size_t>(z->kinds.size(), 1)), offsets(z->chunk_offsets.size());
+      cuzk::cuda::DeviceBuffer<Fr> others(std::max<size_t>(z->others.size(), 1)), out(n);
+      auto up = [](void* to, const void* from, size_t bytes) {
+        if (bytes) {
+          ASSERT_EQ(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+        }
+      };
+      up(kinds.get(), z->kinds.data(), z->kinds.size() * 4);
+      up(offsets.get(), z->chunk_offsets.data(), z->chunk_offsets.size() * 4);
+      up(others.get(), z->others.data(), z->others.size() * sizeof(Fr));
+      ASSERT_EQ(cudaMemset(out.get(), 0xa5, n * sizeof(Fr)), cudaSuccess);
+      cuda::expand_zero_one(out.get(), n, {size, kinds.get(), offsets.get(), others.get()}, nullptr);
+      std::vector<Fr> got(n);
+      ASSERT_EQ(cudaMemcpy(got.data(), out.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+      auto want = z->expand();
+      want.resize(n, Fr::zero());
+      EXPECT_EQ(first_difference(got, want), -1) << "size " << size << ", zeros " << mix[0] << ", ones " << mix[1];
+    }
+  }
+  EXPECT_THROW(cuda::expand_zero_one(nullptr, 3, {4, nullptr, nullptr, nullptr}, nullptr), std::invalid_argument);
 }
 
 TEST_F(NttGpuTest, RejectsBadSizes) {

@@ -23,10 +23,11 @@ class ProverBackend {
   virtual PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r,
                                    const Fr& s, ProveTimings* timings = nullptr) = 0;
   // Called once an assignment is synthesized, before it waits for prove_start, on the thread that
-  // synthesized it (off the GPU worker's path). The CUDA backend page-locks a, b and c
-  // (ProvingAssignment::set_abc_pin) so that prove_start uploads them by DMA straight from their
-  // memory instead of copying them through its staging buffers; the lock goes with release_abc.
-  // Optional and best effort: prove_start works either way, and a refused lock is not an error.
+  // synthesized it (off the GPU worker's path). The CUDA backend keeps a compact copy of each of
+  // a, b and c that is mostly 0s and 1s, and page-locks the copies (or, for a vector that is not,
+  // its own memory) so that prove_start uploads them by DMA (ProvingAssignment::
+  // set_abc_preparation); all of it goes with release_abc. Optional and best effort: prove_start
+  // works either way, and a refused lock is not an error.
   virtual void prepare_assignment(r1cs::ProvingAssignment& assignment) {}
   // Makes the parameters ready for proving ahead of the first prove_start (the CUDA backend
   // pins their host memory and uploads the bases); prove_start does it itself when needed.
@@ -36,9 +37,9 @@ class ProverBackend {
   virtual void release_parameters(const Parameters& params) {}
   // Bytes of device memory held for resident parameters (0 on the CPU).
   virtual size_t resident_bytes() const { return 0; }
-  // Page-locked host bytes: the staging buffers uploads go through, and a/b/c locked by
-  // prepare_assignment and not yet unlocked (in assignments waiting for or on the device, or
-  // being freed). The kernel can neither swap nor reclaim them. 0 on the CPU.
+  // Page-locked host bytes: the staging buffers uploads go through, and a/b/c (or their compact
+  // copies) locked by prepare_assignment and not yet unlocked (in assignments waiting for or on
+  // the device, or being freed). The kernel can neither swap nor reclaim them. 0 on the CPU.
   virtual size_t staging_bytes() const { return 0; }
   virtual size_t pinned_abc_bytes() const { return 0; }
   // Whether prove_start may run on several threads at once (several GPU workers per device);

@@ -34,7 +34,7 @@ Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityT
 }
 
 void ProvingAssignment::enforce(std::string_view, const LC& a, const LC& b, const LC& c) {
-  unpin_abc();
+  drop_abc_preparation();
   a_.push_back(eval(a, nullptr, &a_aux_density_));
   b_.push_back(eval(b, &b_input_density_, &b_aux_density_));
   c_.push_back(eval(c, nullptr, nullptr));
@@ -46,7 +46,7 @@ void ProvingAssignment::enforce_input_constraints() {
 }
 
 void ProvingAssignment::reserve(size_t constraints, size_t aux) {
-  unpin_abc();
+  drop_abc_preparation();
   a_.reserve(constraints);
   b_.reserve(constraints);
   c_.reserve(constraints);
@@ -61,17 +61,18 @@ AssignmentBytes ProvingAssignment::bytes() const {
   r.aux = aux_.capacity() * sizeof(Fr);
   r.inputs = inputs_.capacity() * sizeof(Fr);
   r.densities = a_aux_density_.bytes() + b_input_density_.bytes() + b_aux_density_.bytes();
+  if (abc_preparation_.owner) r.abc_prepared = abc_preparation_.owner->host_bytes();
   return r;
 }
 
 void ProvingAssignment::release_abc() {
   ReleasedAbc abc;
-  abc.pin = std::exchange(abc_pin_.owner, nullptr);
+  abc.preparation = std::exchange(abc_preparation_.owner, nullptr);
   abc.a = std::exchange(a_, {});
   abc.b = std::exchange(b_, {});
   abc.c = std::exchange(c_, {});
   if (abc_sink_) abc_sink_(std::move(abc));
-  // Otherwise freed here, the lock first (~ReleasedAbc).
+  // Otherwise freed here, the preparation first (~ReleasedAbc).
 }
 
 }  // namespace cuzk::r1cs

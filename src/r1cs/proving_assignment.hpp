@@ -12,21 +12,32 @@
 namespace cuzk::r1cs {
 
 // Bytes held by each large buffer of a proving assignment (the engine's memory estimate).
+// abc_prepared: what a backend's AbcPreparation holds besides a, b and c.
 struct AssignmentBytes {
-  size_t a = 0, b = 0, c = 0, aux = 0, inputs = 0, densities = 0;
-  size_t total() const { return a + b + c + aux + inputs + densities; }
+  size_t a = 0, b = 0, c = 0, aux = 0, inputs = 0, densities = 0, abc_prepared = 0;
+  size_t total() const { return a + b + c + aux + inputs + densities + abc_prepared; }
 };
 
-// a, b and c as ProvingAssignment::release_abc() hands them on, with the page-lock a backend may
-// hold on their memory (ProvingAssignment::set_abc_pin). The lock must go before the memory
-// does: the destructor drops it first.
+// What a backend prepares from a, b and c for their upload, on the synthesis thread
+// (groth16::ProverBackend::prepare_assignment): a page-lock on their memory, a compact copy.
+// Backends derive from it; the assignment owns it and drops it before a, b and c can change.
+class AbcPreparation {
+ public:
+  virtual ~AbcPreparation() = default;
+  // Host bytes held besides a, b and c (counted with them in the memory budget).
+  virtual size_t host_bytes() const { return 0; }
+};
+
+// a, b and c as ProvingAssignment::release_abc() hands them on, with the backend's preparation
+// (ProvingAssignment::set_abc_preparation), which may lock their memory: it must go before the
+// memory does, so the destructor drops it first.
 struct ReleasedAbc {
   std::vector<Fr> a, b, c;
-  std::shared_ptr<void> pin;
+  std::shared_ptr<const AbcPreparation> preparation;
   ReleasedAbc() = default;
   ReleasedAbc(ReleasedAbc&&) = default;
   ReleasedAbc& operator=(ReleasedAbc&&) = delete;
-  ~ReleasedAbc() { pin.reset(); }
+  ~ReleasedAbc() { preparation.reset(); }
 };
 
 class ProvingAssignment final : public ConstraintSystem {
@@ -51,10 +62,10 @@ class ProvingAssignment final : public ConstraintSystem {
   const std::vector<Fr>& b() const { return b_; }
   const std::vector<Fr>& c() const { return c_; }
   // Mutable access (the CPU prover transforms in place, and may grow them to the domain) first
-  // drops any page-lock on a, b and c.
-  std::vector<Fr>& a_mut() { return unpin_abc(), a_; }
-  std::vector<Fr>& b_mut() { return unpin_abc(), b_; }
-  std::vector<Fr>& c_mut() { return unpin_abc(), c_; }
+  // drops any preparation of a, b and c.
+  std::vector<Fr>& a_mut() { return drop_abc_preparation(), a_; }
+  std::vector<Fr>& b_mut() { return drop_abc_preparation(), b_; }
+  std::vector<Fr>& c_mut() { return drop_abc_preparation(), c_; }
   const std::vector<Fr>& inputs() const { return inputs_; }
   const std::vector<Fr>& aux() const { return aux_; }
   const DensityTracker& a_aux_density() const { return a_aux_density_; }
@@ -65,42 +76,45 @@ class ProvingAssignment final : public ConstraintSystem {
   // Frees a, b and c (after H is computed) while keeping the assignment.
   void release_abc();
 
-  // Where release_abc() hands the a/b/c vectors (and their page-lock). By default they are freed
-  // at once; the engine passes them to its deallocation thread, so that large frees (and the
-  // unlocking) stay off the GPU worker's path.
+  // Where release_abc() hands the a/b/c vectors (and their preparation). By default they are
+  // freed at once; the engine passes them to its deallocation thread, so that large frees (and
+  // the unlocking) stay off the GPU worker's path.
   using AbcSink = std::function<void(ReleasedAbc&& abc)>;
   void set_abc_sink(AbcSink sink) { abc_sink_ = std::move(sink); }
 
-  // A backend's page-lock on the memory of a, b and c (groth16::ProverBackend::
-  // prepare_assignment): an owner whose destruction unlocks it. It is dropped before that memory
-  // can be freed or moved: by release_abc (after the sink's ReleasedAbc), by any call that may
-  // grow the vectors (enforce, reserve, the *_mut accessors) and by the destructor. Copies of the
-  // assignment start without it (their vectors are new memory).
-  void set_abc_pin(std::shared_ptr<void> pin) { abc_pin_.owner = std::move(pin); }
-  bool abc_pinned() const { return abc_pin_.owner != nullptr; }
+  // A backend's preparation of a, b and c (groth16::ProverBackend::prepare_assignment), which
+  // may lock their memory until it is destroyed. It is dropped before that memory can be freed
+  // or moved, and before a, b or c can change: by release_abc (after the sink's ReleasedAbc), by
+  // any call that may change or grow the vectors (enforce, reserve, the *_mut accessors) and by
+  // the destructor. Copies of the assignment start without it (their vectors are new memory).
+  // A preparation belongs to the assignment it was made from: a backend may check that a, b and
+  // c are still where they were, not that they hold what they held.
+  void set_abc_preparation(std::shared_ptr<const AbcPreparation> p) { abc_preparation_.owner = std::move(p); }
+  const std::shared_ptr<const AbcPreparation>& abc_preparation() const { return abc_preparation_.owner; }
+  bool abc_prepared() const { return abc_preparation_.owner != nullptr; }
 
  private:
   Fr eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const;
-  void unpin_abc() {
-    if (abc_pin_.owner) abc_pin_.owner.reset();
+  void drop_abc_preparation() {
+    if (abc_preparation_.owner) abc_preparation_.owner.reset();
   }
 
-  // Copies start unpinned; assignment is not offered, since the vectors it replaces would be
-  // freed before the lock.
-  struct AbcPin {
-    std::shared_ptr<void> owner;
-    AbcPin() = default;
-    AbcPin(const AbcPin&) {}
-    AbcPin(AbcPin&&) = default;
-    AbcPin& operator=(const AbcPin&) = delete;
-    AbcPin& operator=(AbcPin&&) = delete;
+  // Copies start without it; assignment is not offered, since the vectors it replaces would be
+  // freed before a lock it may hold.
+  struct Held {
+    std::shared_ptr<const AbcPreparation> owner;
+    Held() = default;
+    Held(const Held&) {}
+    Held(Held&&) = default;
+    Held& operator=(const Held&) = delete;
+    Held& operator=(Held&&) = delete;
   };
 
   std::vector<Fr> a_, b_, c_;
   std::vector<Fr> inputs_, aux_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
   AbcSink abc_sink_;
-  AbcPin abc_pin_;  // after a_, b_, c_: destroyed before them
+  Held abc_preparation_;  // after a_, b_, c_: destroyed before them
 };
 
 }  // namespace cuzk::r1cs

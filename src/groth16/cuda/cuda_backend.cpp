@@ -1,6 +1,7 @@
 // The CUDA ProverBackend: prove_start on one device.
-//   1. a, b, c go up once (zero-padded on the device): by DMA from their own memory when
-//      prepare_assignment page-locked it, else through the pinned staging pool; they are
+//   1. a, b, c go up once (zero-padded on the device), b first: in compact form (ntt::
+//      ZeroOneVector, expanded on the device) when prepare_assignment made one, by DMA from
+//      page-locked memory when it locked it, else through the pinned staging pool; they are
 //      released on the host as soon as they are on the device or in pinned memory;
 //   2. the H polynomial runs on the device (6 NTTs and the pointwise steps), and H's MSM reads
 //      its coefficients where they are;
@@ -20,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -33,6 +35,7 @@
 #include "msm/pippenger.hpp"
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
+#include "ntt/zero_one_vector.hpp"
 
 namespace cuzk::groth16 {
 namespace {
@@ -104,7 +107,7 @@ constexpr size_t kPinPieceBytes = size_t(64) << 20;
 constexpr auto kPinPause = std::chrono::microseconds(200);
 
 // Calls f(offset, bytes) for the pieces of [p, p + bytes) that end at multiples of
-// kPinPieceBytes (as addresses): the ranges of PinnedAbc's registrations.
+// kPinPieceBytes (as addresses): the ranges of PieceLocks' registrations.
 template <class F>
 void for_each_pin_piece(const void* p, size_t bytes, F&& f) {
   const auto begin = reinterpret_cast<uintptr_t>(p);
@@ -117,58 +120,20 @@ void for_each_pin_piece(const void* p, size_t bytes, F&& f) {
   }
 }
 
-// One assignment's a, b and c page-locked until this object dies (ProvingAssignment::
-// set_abc_pin). Not shared: each vector is its own mapping, registered once, in pieces.
-class PinnedAbc {
+// Host ranges page-locked in pieces (for_each_pin_piece) until this object dies; counter holds
+// the bytes locked by live objects (shared: they may outlive the backend that made them).
+class PieceLocks {
  public:
-  // All three or none: nullptr when a vector is below kMinPinnedBytes or the driver refuses.
-  // counter holds the bytes locked by live PinnedAbc objects (shared: they may outlive the
-  // backend that made them).
-  static std::shared_ptr<PinnedAbc> pin(const r1cs::ProvingAssignment& pa,
-                                        std::shared_ptr<std::atomic<size_t>> counter) {
-    const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
-    size_t pieces = 0;
-    for (const auto* v : vectors) {
-      if (v->size() * sizeof(Fr) < kMinPinnedBytes) return nullptr;
-      for_each_pin_piece(v->data(), v->size() * sizeof(Fr), [&](size_t, size_t) { pieces++; });
-    }
-    auto pins = std::make_shared<PinnedAbc>();
-    pins->registered_.reserve(pieces);  // no allocation between a registration and its record
-    pins->counter_ = std::move(counter);
-    cudaError_t err = cudaSuccess;
-    for (const auto* v : vectors) {
-      auto* base = reinterpret_cast<char*>(const_cast<Fr*>(v->data()));
-      for_each_pin_piece(base, v->size() * sizeof(Fr), [&](size_t offset, size_t bytes) {
-        if (err != cudaSuccess) return;
-        if (!pins->registered_.empty()) std::this_thread::sleep_for(kPinPause);
-        err = cudaHostRegister(base + offset, bytes, cudaHostRegisterPortable);
-        if (err == cudaSuccess) {
-          pins->registered_.push_back({base + offset, bytes});
-          *pins->counter_ += bytes;
-        }
-      });
-      if (err != cudaSuccess) {
-        cudaGetLastError();  // leave no error behind for the next check
-        static std::once_flag once;
-        std::call_once(once, [&] {
-          std::fprintf(stderr, "cuzk: could not pin a/b/c (%s); uploading them through the staging buffers\n",
-                       cudaGetErrorString(err));
-        });
-        return nullptr;  // the pieces registered so far are unregistered by ~PinnedAbc
-      }
-    }
-    return pins;
-  }
-  PinnedAbc() = default;
-  PinnedAbc(const PinnedAbc&) = delete;
-  PinnedAbc& operator=(const PinnedAbc&) = delete;
+  explicit PieceLocks(std::shared_ptr<std::atomic<size_t>> counter) : counter_(std::move(counter)) {}
+  PieceLocks(const PieceLocks&) = delete;
+  PieceLocks& operator=(const PieceLocks&) = delete;
   // Runs on whichever thread frees a/b/c (the engine's deallocation thread, or the prover's when
   // there is no sink): a failure is reported once and not left behind for that thread's next check.
-  ~PinnedAbc() {
-    for (size_t i = 0; i < registered_.size(); i++) {
+  ~PieceLocks() {
+    for (size_t i = 0; i < pieces_.size(); i++) {
       if (i) std::this_thread::sleep_for(kPinPause);
-      const cudaError_t err = cudaHostUnregister(registered_[i].first);
-      *counter_ -= registered_[i].second;
+      const cudaError_t err = cudaHostUnregister(pieces_[i].first);
+      *counter_ -= pieces_[i].second;
       if (err != cudaSuccess) {
         cudaGetLastError();
         static std::once_flag once;
@@ -178,9 +143,77 @@ class PinnedAbc {
     }
   }
 
+  // Locks [p, p + bytes) when it is at least kMinPinnedBytes (smaller ranges may share pages
+  // with other heap blocks, and upload quickly through the staging pool anyway). False when it
+  // is smaller or the driver refuses; a refused range keeps no piece locked.
+  bool lock(const void* p, size_t bytes) {
+    if (!p || bytes < kMinPinnedBytes) return false;
+    size_t count = 0;
+    for_each_pin_piece(p, bytes, [&](size_t, size_t) { count++; });
+    pieces_.reserve(pieces_.size() + count);  // no allocation between a registration and its record
+    const size_t first = pieces_.size();
+    auto* base = static_cast<char*>(const_cast<void*>(p));
+    cudaError_t err = cudaSuccess;
+    for_each_pin_piece(p, bytes, [&](size_t offset, size_t piece) {
+      if (err != cudaSuccess) return;
+      if (!pieces_.empty()) std::this_thread::sleep_for(kPinPause);
+      err = cudaHostRegister(base + offset, piece, cudaHostRegisterPortable);
+      if (err == cudaSuccess) {
+        pieces_.push_back({base + offset, piece});
+        *counter_ += piece;
+      }
+    });
+    if (err == cudaSuccess) {
+      ranges_.push_back(p);
+      return true;
+    }
+    cudaGetLastError();  // leave no error behind for the next check
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      std::fprintf(stderr, "cuzk: could not pin a/b/c (%s); uploading them through the staging buffers\n",
+                   cudaGetErrorString(err));
+    });
+    while (pieces_.size() > first) {
+      cudaHostUnregister(pieces_.back().first);
+      *counter_ -= pieces_.back().second;
+      pieces_.pop_back();
+    }
+    cudaGetLastError();
+    return false;
+  }
+  bool locked(const void* p) const { return std::find(ranges_.begin(), ranges_.end(), p) != ranges_.end(); }
+
  private:
-  std::vector<std::pair<void*, size_t>> registered_;  // the pieces and their bytes
-  std::shared_ptr<std::atomic<size_t>> counter_;      // bytes of live pieces, counted piece by piece
+  std::vector<std::pair<void*, size_t>> pieces_;  // the registrations and their bytes
+  std::vector<const void*> ranges_;               // starts of the ranges locked whole
+  std::shared_ptr<std::atomic<size_t>> counter_;  // bytes of live pieces, counted piece by piece
+};
+
+// What prepare_assignment makes of an assignment's a, b and c, on the synthesis thread: for each
+// vector that is mostly 0s and 1s its compact copy (ntt::ZeroOneVector; the PoRep profile's b
+// is all 0/1, a and c 75%), so that the first upload lands in ~1 ms instead of ~78 ms at 2^27
+// and a sixth of the bytes are page-locked; the other vectors' own memory is page-locked. The
+// locks go first (declared last), then the copies.
+class PreparedAbc final : public r1cs::AbcPreparation {
+ public:
+  explicit PreparedAbc(std::shared_ptr<std::atomic<size_t>> counter) : locks(std::move(counter)) {}
+  size_t host_bytes() const override {
+    size_t bytes = 0;
+    for (const auto& v : compact) bytes += v ? v->bytes() : 0;
+    return bytes;
+  }
+  // Whether this was made from these vectors (prove_start checks before it trusts the copies).
+  bool made_from(const r1cs::ProvingAssignment& pa) const {
+    const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+    for (int i = 0; i < 3; i++) {
+      if (vectors[i]->data() != source[i].first || vectors[i]->size() != source[i].second) return false;
+    }
+    return true;
+  }
+
+  std::pair<const Fr*, size_t> source[3];        // a, b, c as they were prepared
+  std::optional<ntt::ZeroOneVector> compact[3];  // a, b, c's compact copies, where they pay
+  PieceLocks locks;                              // on the copies' arrays, or on a, b, c
 };
 
 // One parameter set's host vectors pinned for the lifetime of this object.
@@ -225,6 +258,7 @@ class CudaBackend final : public ProverBackend {
     resident_.clear();
     domain_.reset();
     scratch_.reset();
+    compact_.reset();
     for (auto& e : uploaded_) cudaEventDestroy(e);
     cudaStreamDestroy(upload_stream_);
     cudaStreamDestroy(stream_);
@@ -255,57 +289,102 @@ class CudaBackend final : public ProverBackend {
     Fr* c = b + n;
     Fr* aux = c + n;
     Fr* inputs = aux + pa.num_aux();
-    // a, b and c go up on their own stream; each one's transforms start when it has landed,
-    // so the uploads of b and c overlap the transforms of a and b (and of a b). c, last, needs
-    // one transform (DeviceDomain::h_polynomial). Page-locked (prepare_assignment), they go by
-    // DMA straight from their memory; otherwise through the staging pool, whose host copies
-    // take the CPU's cores (34-45 GB/s on 16 cores against 55 GB/s of DMA, on the H200 machine).
-    const bool pinned = pa.abc_pinned();
+    // a, b and c go up on their own stream; each one's transforms start when it has landed, so
+    // the later uploads overlap the earlier transforms. b goes first: the PoRep circuits' b is
+    // the most compact (all 0/1 in the synthetic profile), so the device waits least for it; c,
+    // last, needs one transform (DeviceDomain::h_finish). A vector prepare_assignment compacted
+    // goes up in that form and is expanded on the device; one it page-locked goes by DMA
+    // straight from its memory; anything else through the staging pool, whose host copies take
+    // the CPU's cores (34-45 GB/s on 16 cores against 55 GB/s of DMA, on the H200 machine).
+    auto prepared = std::dynamic_pointer_cast<const PreparedAbc>(pa.abc_preparation());
+    if (prepared && !prepared->made_from(pa)) prepared.reset();  // stale: a/b/c moved since
     const std::vector<Fr>* sources[3] = {&pa.a(), &pa.b(), &pa.c()};
     Fr* targets[3] = {a, b, c};
+    bool dma_from_locked = false;  // then a/b/c's memory is read until the uploads land
+    auto upload = [&](void* to, const void* from, size_t bytes) {
+      if (prepared && prepared->locks.locked(from)) {  // one DMA per locked piece
+        dma_from_locked = true;
+        const auto* src = static_cast<const char*>(from);
+        auto* dst = static_cast<char*>(to);
+        for_each_pin_piece(from, bytes, [&](size_t offset, size_t piece) {
+          check(cudaMemcpyAsync(dst + offset, src + offset, piece, cudaMemcpyHostToDevice, upload_stream_),
+                "a/b/c upload");
+        });
+      } else if (bytes) {
+        pool_.upload(to, from, bytes, upload_stream_);
+      }
+    };
+    // Device room for the compact copies, each array 256-byte aligned.
+    size_t compact_bytes = 0;
+    auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
+    for (int i = 0; prepared && i < 3; i++) {
+      if (const auto& v = prepared->compact[i]) {
+        compact_bytes += aligned(v->kinds.size() * 4) + aligned(v->chunk_offsets.size() * 4) +
+                         aligned(v->others.size() * sizeof(Fr));
+      }
+    }
+    auto* compact_area = compact_bytes ? compact_device(compact_bytes) : nullptr;
+    std::future<void> witness_upload;
     try {
-      for (int i = 0; i < 3; i++) {
+      constexpr int kOrder[3] = {1, 0, 2};  // b, a, c
+      for (int step = 0; step < 3; step++) {
+        const int i = kOrder[step];
         const std::vector<Fr>& src = *sources[i];
-        if (pinned) {  // one DMA per registered piece
-          const auto* from = reinterpret_cast<const char*>(src.data());
-          auto* to = reinterpret_cast<char*>(targets[i]);
-          for_each_pin_piece(from, src.size() * sizeof(Fr), [&](size_t offset, size_t bytes) {
-            check(cudaMemcpyAsync(to + offset, from + offset, bytes, cudaMemcpyHostToDevice, upload_stream_),
-                  "a/b/c upload");
-          });
+        if (prepared && prepared->compact[i]) {
+          const ntt::ZeroOneVector& v = *prepared->compact[i];
+          auto* kinds = reinterpret_cast<uint32_t*>(compact_area);
+          compact_area += aligned(v.kinds.size() * 4);
+          auto* offsets = reinterpret_cast<uint32_t*>(compact_area);
+          compact_area += aligned(v.chunk_offsets.size() * 4);
+          auto* others = reinterpret_cast<Fr*>(compact_area);
+          compact_area += aligned(v.others.size() * sizeof(Fr));
+          upload(kinds, v.kinds.data(), v.kinds.size() * 4);
+          upload(offsets, v.chunk_offsets.data(), v.chunk_offsets.size() * 4);
+          upload(others, v.others.data(), v.others.size() * sizeof(Fr));
+          check(cudaEventRecord(uploaded_[i], upload_stream_), "cudaEventRecord");
+          check(cudaStreamWaitEvent(stream_, uploaded_[i], 0), "cudaStreamWaitEvent");
+          ntt::cuda::expand_zero_one(targets[i], n, {v.size, kinds, offsets, others}, stream_);
         } else {
-          pool_.upload(targets[i], src.data(), src.size() * sizeof(Fr), upload_stream_);
+          upload(targets[i], src.data(), src.size() * sizeof(Fr));
+          if (src.size() < n) {
+            check(cudaMemsetAsync(targets[i] + src.size(), 0, (n - src.size()) * sizeof(Fr), upload_stream_),
+                  "zero padding");
+          }
+          check(cudaEventRecord(uploaded_[i], upload_stream_), "cudaEventRecord");
+          check(cudaStreamWaitEvent(stream_, uploaded_[i], 0), "cudaStreamWaitEvent");
         }
-        if (src.size() < n) {
-          check(cudaMemsetAsync(targets[i] + src.size(), 0, (n - src.size()) * sizeof(Fr), upload_stream_),
-                "zero padding");
-        }
-        check(cudaEventRecord(uploaded_[i], upload_stream_), "cudaEventRecord");
-        check(cudaStreamWaitEvent(stream_, uploaded_[i], 0), "cudaStreamWaitEvent");
-        if (i < 2) domain.coset_evaluations(targets[i]);
-        if (i == 1) domain.h_product(a, b);
+        if (step < 2) domain.coset_evaluations(targets[i]);
+        if (step == 1) domain.h_product(a, b);
       }
       domain.h_finish(a, c);
-      // Staged, a/b/c were copied out when upload returned; pinned, the DMA reads them until c
-      // has landed.
-      if (pinned) check(cudaEventSynchronize(uploaded_[2]), "a/b/c upload");
+      // aux and the inputs go up once, by another thread, behind a/b/c on the upload stream:
+      // while the H polynomial and H's MSM run (the copy engine and the host's cores are idle
+      // then); L, A, B_G1 and B_G2 all read them there. The thread starts before a/b/c are
+      // released: their free (at 2^27 an unmap of 12.9 GB, on the deallocation thread) holds the
+      // process's address-space lock, and a thread's creation (its stack is mapped) waits for
+      // it (seen on the H200 machine: prove_start 0.09 s longer than its stages).
+      witness_upload = std::async(std::launch::async, [&] {
+        set_device();
+        pool_.upload(aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), upload_stream_);
+        pool_.upload(inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
+        check(cudaStreamSynchronize(upload_stream_), "witness upload");
+      });
+      // Staged, the host copies were made when upload returned; by DMA, they are read until
+      // they have landed (c's went last).
+      if (dma_from_locked) check(cudaEventSynchronize(uploaded_[2]), "a/b/c upload");
     } catch (...) {
-      cudaStreamSynchronize(upload_stream_);  // no DMA may still read a/b/c when they are freed
+      if (witness_upload.valid()) witness_upload.wait();  // it reads pa and the staging pool
+      cudaStreamSynchronize(upload_stream_);              // no DMA may still read a/b/c when they are freed
       throw;
     }
+    // The assignment's reference must be the last: release_abc hands the preparation to the
+    // sink (the deallocation thread), whose drop unlocks the memory before it is freed.
+    prepared.reset();
     pa.release_abc();
     domain.synchronize();
     t.h_ntt = seconds_since(t0);
 
-    // aux and the inputs go up once, by another thread while H's MSM runs (the copy engine and
-    // the host's cores are idle then); L, A, B_G1 and B_G2 all read them there. Waiting for
-    // what is left of the upload is charged to L, the first MSM to read them.
-    auto witness_upload = std::async(std::launch::async, [&] {
-      set_device();
-      pool_.upload(aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), upload_stream_);
-      pool_.upload(inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
-      check(cudaStreamSynchronize(upload_stream_), "witness upload");
-    });
+    // Waiting for what is left of the witness upload is charged to L, the first MSM to read it.
     t0 = Clock::now();
     try {
       // H's coefficients are uniform field elements, so the window follows from n alone: a
@@ -325,13 +404,32 @@ class CudaBackend final : public ProverBackend {
   }
 
   void prepare_assignment(r1cs::ProvingAssignment& pa) override {
-    if (pa.abc_pinned()) return;
+    if (pa.abc_prepared()) return;
+    // Small vectors (a, b and c are equally long) go through the staging pool about as fast.
+    if (pa.a().size() * sizeof(Fr) < kMinPinnedBytes) return;
     // cudaHostRegister needs the runtime on this (synthesis) thread; best effort, as documented.
     if (cudaSetDevice(device_) != cudaSuccess) {
       cudaGetLastError();
       return;
     }
-    if (auto pins = PinnedAbc::pin(pa, pinned_abc_bytes_)) pa.set_abc_pin(std::move(pins));
+    try {
+      auto prepared = std::make_shared<PreparedAbc>(pinned_abc_bytes_);
+      const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+      for (int i = 0; i < 3; i++) {
+        prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
+        prepared->compact[i] = ntt::ZeroOneVector::compress(*vectors[i]);
+        if (const auto& v = prepared->compact[i]) {
+          prepared->locks.lock(v->kinds.data(), v->kinds.size() * sizeof(uint32_t));
+          prepared->locks.lock(v->others.data(), v->others.size() * sizeof(Fr));
+        } else {
+          prepared->locks.lock(vectors[i]->data(), vectors[i]->size() * sizeof(Fr));
+        }
+      }
+      pa.set_abc_preparation(std::move(prepared));
+    } catch (const std::exception& e) {  // e.g. no memory for the copies: prove_start stages a/b/c
+      static std::once_flag once;
+      std::call_once(once, [&] { std::fprintf(stderr, "cuzk: could not prepare a/b/c (%s)\n", e.what()); });
+    }
   }
 
   void load_parameters(const Parameters& params) override {
@@ -385,6 +483,14 @@ class CudaBackend final : public ProverBackend {
       scratch_ = DeviceBuffer<Fr>(count);
     }
     return scratch_.get();
+  }
+  // Device room for compact a/b/c (prepare_assignment), kept across proofs like scratch.
+  uint8_t* compact_device(size_t bytes) {
+    if (compact_.size() < bytes) {
+      compact_.reset();
+      compact_ = DeviceBuffer<uint8_t>(bytes);
+    }
+    return compact_.get();
   }
 
   struct Resident {
@@ -455,7 +561,8 @@ class CudaBackend final : public ProverBackend {
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
-  DeviceBuffer<Fr> scratch_;  // a, b, c (3 n), then aux and inputs; the largest seen, reused
+  DeviceBuffer<Fr> scratch_;       // a, b, c (3 n), then aux and inputs; the largest seen, reused
+  DeviceBuffer<uint8_t> compact_;  // compact a/b/c as uploaded, before their expansion
 };
 
 }  // namespace

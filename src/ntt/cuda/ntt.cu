@@ -284,6 +284,43 @@ __global__ void __launch_bounds__(kBitrevThreads)
   }
 }
 
+// One block of kExpandThreads per ZeroOneVector chunk: in rounds of one entry per thread, each
+// kOther entry's place in others is the chunk's offset plus the others before it in the chunk
+// (warp ballots, then the earlier warps' counts). Reads and writes are consecutive per round.
+constexpr unsigned kExpandThreads = 128;
+constexpr unsigned kExpandWarps = kExpandThreads / 32;
+static_assert(ZeroOneVector::kChunk % kExpandThreads == 0);
+
+__global__ void __launch_bounds__(kExpandThreads)
+    expand_zero_one_kernel(Fr* out, size_t size, const uint32_t* kinds, const uint32_t* offsets, const Fr* others,
+                           Fr one) {
+  __shared__ uint32_t warp_others[kExpandWarps];
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t chunk_start = size_t(blockIdx.x) * ZeroOneVector::kChunk;
+  uint32_t next = offsets[blockIdx.x];
+  for (unsigned round = 0; round < ZeroOneVector::kChunk / kExpandThreads; round++) {
+    const size_t i = chunk_start + round * kExpandThreads + threadIdx.x;
+    const uint32_t kind =
+        i < size ? (kinds[i / ZeroOneVector::kKindsPerWord] >> (2 * (i % ZeroOneVector::kKindsPerWord))) & 3 : 0;
+    const bool other = kind >= ZeroOneVector::kOther;
+    const uint32_t ballot = __ballot_sync(0xffffffffu, other);
+    if (lane == 0) warp_others[warp] = __popc(ballot);
+    __syncthreads();
+    uint32_t before = 0, total = 0;
+    for (unsigned w = 0; w < kExpandWarps; w++) {
+      before += w < warp ? warp_others[w] : 0;
+      total += warp_others[w];
+    }
+    if (i < size) {
+      out[i] = kind == ZeroOneVector::kZero  ? Fr::zero()
+               : kind == ZeroOneVector::kOne ? one
+                                             : others[next + before + __popc(ballot & ((1u << lane) - 1))];
+    }
+    next += total;
+    __syncthreads();  // warp_others is rewritten next round
+  }
+}
+
 // out[i] = lo[i mod 2^L] * hi[i >> L]: expands a split power table.
 __global__ void expand_powers_kernel(Fr* out, const Fr* lo, const Fr* hi, unsigned split, size_t count) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
@@ -636,5 +673,16 @@ void h_polynomial_on_device(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
 }
 
 int device_count(std::string* why) { return cuzk::cuda::device_count(why); }
+
+void expand_zero_one(Fr* out, size_t n, const DeviceZeroOneVector& v, cudaStream_t stream) {
+  if (v.size > n) throw std::invalid_argument("expand_zero_one: the vector is longer than its target");
+  const size_t chunks = (v.size + ZeroOneVector::kChunk - 1) / ZeroOneVector::kChunk;
+  if (chunks > 0) {
+    expand_zero_one_kernel<<<unsigned(chunks), kExpandThreads, 0, stream>>>(out, v.size, v.kinds, v.chunk_offsets,
+                                                                            v.others, Fr::one());
+    check_launch("expand_zero_one");
+  }
+  if (n > v.size) check(cudaMemsetAsync(out + v.size, 0, (n - v.size) * sizeof(Fr), stream), "zero padding");
+}
 
 }  // namespace cuzk::ntt::cuda

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,7 @@
 
 #include "ff/cuda/cuda_check.hpp"
 #include "ff/fr.hpp"
+#include "ntt/zero_one_vector.hpp"
 
 namespace cuzk::ntt::cuda {
 
@@ -104,5 +106,16 @@ void h_polynomial_on_device(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
 
 // Number of CUDA devices, 0 when there is none or no driver (with the reason in *why).
 int device_count(std::string* why = nullptr);
+
+// A ZeroOneVector (ntt/zero_one_vector.hpp) whose arrays are in device memory.
+struct DeviceZeroOneVector {
+  size_t size = 0;
+  const uint32_t* kinds = nullptr;          // chunks * ZeroOneVector::kWordsPerChunk words
+  const uint32_t* chunk_offsets = nullptr;  // chunks entries (the last one, others' count, not needed)
+  const Fr* others = nullptr;
+};
+// Enqueues on stream the expansion of v into out[0, v.size) and zeros into out[v.size, n)
+// (the zero-padded evaluations the transforms take). n >= v.size.
+void expand_zero_one(Fr* out, size_t n, const DeviceZeroOneVector& v, cudaStream_t stream);
 
 }  // namespace cuzk::ntt::cuda

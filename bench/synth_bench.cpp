@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/commands.hpp"
+#include "circuits/synthetic.hpp"
 #include "gadgets/hashers.hpp"
 #include "gadgets/label.hpp"
 #include "gadgets/por.hpp"
@@ -67,8 +68,9 @@ gadgets::PorTreeShape por_shape(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& synth_circuit_names() {
-  static const std::vector<std::string> names = {"sha256-block", "sha256-512", "sha256-node", "poseidon2",
-                                                 "column11",     "label",      "por-sha256",  "por-poseidon-8-8-0"};
+  static const std::vector<std::string> names = {"sha256-block", "sha256-512",         "sha256-node",
+                                                 "poseidon2",    "column11",           "label",
+                                                 "por-sha256",   "por-poseidon-8-8-0", "synthetic-22"};
   return names;
 }
 
@@ -120,6 +122,9 @@ std::unique_ptr<r1cs::Circuit> make_circuit(const std::string& name, uint64_t se
   if (name == "por-sha256" || name == "por-poseidon-8-8-0") {
     auto shape = por_shape(name);
     return std::make_unique<gadgets::PorCircuit>(shape, gadgets::por_random_witness(shape, rng));
+  }
+  if (name == "synthetic-22") {  // the engine's PoRep-profile circuit (its witness runs on all cores)
+    return std::make_unique<circuits::SyntheticCircuit>(size_t(1) << 22, 8, circuits::SyntheticProfile{}, seed);
   }
   throw std::invalid_argument("cuzk-bench synth: unknown circuit '" + name + "'");
 }

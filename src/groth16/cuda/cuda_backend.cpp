@@ -476,22 +476,18 @@ class CudaBackend final : public ProverBackend {
     return *domain_;
   }
 
-  // Device scratch of at least count elements, kept across proofs (grows, never shrinks).
-  Fr* scratch(size_t count) {
-    if (scratch_.size() < count) {
-      scratch_.reset();
-      scratch_ = DeviceBuffer<Fr>(count);
+  // A device buffer of at least count elements, kept across proofs (grows, never shrinks).
+  template <class T>
+  static T* grown(DeviceBuffer<T>& buffer, size_t count) {
+    if (buffer.size() < count) {
+      buffer.reset();
+      buffer = DeviceBuffer<T>(count);
     }
-    return scratch_.get();
+    return buffer.get();
   }
+  Fr* scratch(size_t count) { return grown(scratch_, count); }
   // Device room for compact a/b/c (prepare_assignment), kept across proofs like scratch.
-  uint8_t* compact_device(size_t bytes) {
-    if (compact_.size() < bytes) {
-      compact_.reset();
-      compact_ = DeviceBuffer<uint8_t>(bytes);
-    }
-    return compact_.get();
-  }
+  uint8_t* compact_device(size_t bytes) { return grown(compact_, bytes); }
 
   struct Resident {
     std::unique_ptr<PinnedParameters> pinned;

@@ -42,6 +42,7 @@ struct ProveBenchArgs {
   uint64_t seed = 1;
   bool pseudo_params = false;     // prove: pseudo-random bases of the circuit's shape, no setup
   bool free_after_proof = false;  // prove: free a/b/c after prove_finish, not beside the proof
+  unsigned h_copies = 0;          // prove --backend cuda: groth16::CudaBackendOptions::h_copies
 };
 
 struct PipelineBenchArgs {

@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
   prove_cmd->add_flag("--pseudo-params", prove.pseudo_params,
                       "time prove_start against parameters of the circuit's shape made of pseudo-random points (no "
                       "setup, for sizes where one is impractical): measures speed only, the proofs cannot verify");
+  prove_cmd->add_option("--h-copies", prove.h_copies,
+                        "cuda: precomputed copies of H's bases (0: as many as device memory allows, 1: none, k: at "
+                        "most k)");
   prove_cmd->add_flag("--free-after-proof", prove.free_after_proof,
                       "free a/b/c once prove_finish has returned instead of on a thread of their own the moment "
                       "prove_start releases them, as the engine does (the prover's time without that interference)");

@@ -50,36 +50,56 @@ void expect_same(const PendingProof& x, const PendingProof& y) {
   EXPECT_EQ(x.b_g1_aux.to_affine(), y.b_g1_aux.to_affine());
 }
 
+// Device bytes of a parameter set's plain bases.
+size_t plain_bytes(const Parameters& p) {
+  return (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size()) * sizeof(G1Affine) + p.b_g2.size() * sizeof(G2Affine);
+}
+
+// Every setting of H's precomputed copies: as many as fit (all, at these sizes), none, at most 3.
 TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
   auto rng = test::make_rng();
-  auto gpu = make_cuda_backend(0);
+  std::unique_ptr<ProverBackend> gpus[3];
+  for (unsigned i = 0; i < 3; i++) gpus[i] = make_cuda_backend(0, {.h_copies = i == 2 ? 3u : i});
   auto cpu = make_cpu_backend();
-  EXPECT_EQ(gpu->name(), "cuda:0");
-  // A power of two, and a size the domain pads (3000 -> 4096); the backend is reused.
+  EXPECT_EQ(gpus[0]->name(), "cuda:0");
+  // A power of two, and a size the domain pads (3000 -> 4096); the backends are reused.
   for (size_t constraints : {size_t(1) << 12, size_t(3000), size_t(1) << 14}) {
     circuits::SyntheticCircuit circuit(constraints, 8, {}, test::run_seed() + constraints);
     const Parameters params = generate_parameters(
         circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
     const PreparedVerifyingKey pvk(params.vk);
     const auto inputs = public_inputs(circuit);
-    for (int rep = 0; rep < 2; rep++) {
-      const Fr r = Fr::random(rng), s = Fr::random(rng);
-      auto pa_cpu = synthesize(circuit);
-      auto pa_gpu = synthesize(circuit);
-      const PendingProof want = cpu->prove_start(params, pa_cpu, r, s);
-      const PendingProof got = gpu->prove_start(params, pa_gpu, r, s);
-      EXPECT_TRUE(pa_gpu.a().empty() && pa_gpu.b().empty() && pa_gpu.c().empty()) << "a/b/c not released";
-      expect_same(got, want);
-      ASSERT_TRUE(got.b_g2.has_value()) << "B in G2 runs on the GPU";
-      EXPECT_FALSE(want.b_g2.has_value());
-      const Proof p_cpu = prove_finish(params, pa_cpu, want);
-      const Proof p_gpu = prove_finish(params, pa_gpu, got);
-      EXPECT_EQ(encode_proof(p_gpu), encode_proof(p_cpu)) << constraints << " constraints";
-      EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs)) << constraints << " constraints";
+    for (unsigned g = 0; g < 3; g++) {
+      auto& gpu = gpus[g];
+      for (int rep = 0; rep < 2; rep++) {
+        const Fr r = Fr::random(rng), s = Fr::random(rng);
+        auto pa_cpu = synthesize(circuit);
+        auto pa_gpu = synthesize(circuit);
+        const PendingProof want = cpu->prove_start(params, pa_cpu, r, s);
+        const PendingProof got = gpu->prove_start(params, pa_gpu, r, s);
+        EXPECT_TRUE(pa_gpu.a().empty() && pa_gpu.b().empty() && pa_gpu.c().empty()) << "a/b/c not released";
+        expect_same(got, want);
+        ASSERT_TRUE(got.b_g2.has_value()) << "B in G2 runs on the GPU";
+        EXPECT_FALSE(want.b_g2.has_value());
+        const Proof p_cpu = prove_finish(params, pa_cpu, want);
+        const Proof p_gpu = prove_finish(params, pa_gpu, got);
+        EXPECT_EQ(encode_proof(p_gpu), encode_proof(p_cpu)) << constraints << " constraints, backend " << g;
+        EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs)) << constraints << " constraints, backend " << g;
+      }
+      // Copies of H's bases where asked for (the card has room for them at these sizes).
+      const size_t h_bytes = params.h.size() * sizeof(G1Affine);
+      if (g == 1) {
+        EXPECT_EQ(gpu->resident_bytes(), plain_bytes(params));
+      } else {
+        EXPECT_GE(gpu->resident_bytes(), plain_bytes(params) + h_bytes) << "no copies of H, backend " << g;
+      }
+      if (g == 2) {
+        EXPECT_LE(gpu->resident_bytes(), plain_bytes(params) + 2 * h_bytes);
+      }
+      gpu->release_parameters(params);
+      EXPECT_EQ(gpu->resident_bytes(), 0u);
     }
-    gpu->release_parameters(params);
   }
-  EXPECT_EQ(gpu->resident_bytes(), 0u);
 }
 
 // What prepare_assignment should lock of an assignment: a vector with at most half of its

@@ -84,6 +84,7 @@ synthesis_workers = 3
 backend = "cpu"
 devices = [0, 2]
 gpu_workers_per_device = 2
+gpu_h_copies = 3
 finalizer_threads = 4
 gpu_queue_capacity = 10
 max_queued_partitions = 100
@@ -114,6 +115,7 @@ cpu_threads = 6
   EXPECT_EQ(c.engine.backend, cuzk::engine::BackendKind::kCpu);
   EXPECT_EQ(c.engine.devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(c.engine.gpu_workers_per_device, 2u);
+  EXPECT_EQ(c.engine.gpu_h_copies, 3u);
   EXPECT_EQ(c.engine.finalizer_threads, 4u);
   EXPECT_EQ(c.engine.gpu_queue_capacity, 10u);
   EXPECT_EQ(c.engine.max_queued_partitions, 100u);

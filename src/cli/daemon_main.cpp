@@ -165,6 +165,10 @@ int main(int argc, char** argv) {
         [](const std::string& v, DaemonConfig& c) { c.engine.devices = parse_devices(v); });
   o.add("--gpu-workers-per-device", "GPU workers per device (default 1)", E,
         [](const std::string& v, DaemonConfig& c) { c.engine.gpu_workers_per_device = parse_count(v); });
+  o.add("--gpu-h-copies",
+        "Precomputed copies of H's bases on each device: 0 = as many as device memory allows, 1 = none, k = at most k "
+        "(default 0)",
+        E, [](const std::string& v, DaemonConfig& c) { c.engine.gpu_h_copies = parse_count(v); });
   o.add("--finalizer-threads", "Finalizer threads (B-in-G2 tail, proof assembly, verification; default 1)", E,
         [](const std::string& v, DaemonConfig& c) { c.engine.finalizer_threads = parse_count(v); });
   o.add("--gpu-queue-capacity", "Synthesized partitions that may wait for a GPU worker (default 64)", E,

@@ -37,6 +37,9 @@ struct EngineConfig {
   BackendKind backend = BackendKind::kAuto;
   std::vector<int> devices;  // CUDA devices to use; empty = all visible
   unsigned gpu_workers_per_device = 1;
+  // Precomputed copies of H's bases per parameter set on each device (groth16::
+  // CudaBackendOptions::h_copies): 0 = as many as device memory allows, 1 = none, k = at most k.
+  unsigned gpu_h_copies = 0;
   unsigned finalizer_threads = 1;
   // Capacity of the GPU queue in partitions (synthesized partitions waiting for a GPU worker)
   // under the budget policy; the budget, not this, is the real bound there.

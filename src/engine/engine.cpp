@@ -158,7 +158,7 @@ Engine::Engine(EngineConfig config) {
       if (ids.empty()) throw std::runtime_error("backend cuda: no CUDA device is present");
       for (int id : ids) {
         auto dev = std::make_unique<Device>();
-        dev->backend = groth16::make_cuda_backend(id);
+        dev->backend = groth16::make_cuda_backend(id, {.h_copies = c.gpu_h_copies});
         m.devices.push_back(std::move(dev));
       }
     } else {

@@ -30,7 +30,8 @@ class ProverBackend {
   // works either way, and a refused lock is not an error.
   virtual void prepare_assignment(r1cs::ProvingAssignment& assignment) {}
   // Makes the parameters ready for proving ahead of the first prove_start (the CUDA backend
-  // pins their host memory and uploads the bases); prove_start does it itself when needed.
+  // pins their host memory, uploads the bases and makes H's precomputed copies); prove_start
+  // does it itself when needed.
   virtual void load_parameters(const Parameters& params) {}
   // Drops whatever the backend keeps for these parameters (device-resident bases); called
   // before the parameters are evicted. The next prove_start with them uploads them again.
@@ -51,7 +52,18 @@ std::unique_ptr<ProverBackend> make_cpu_backend();
 
 // CUDA devices usable by this build: 0 when built without CUDA or when no device is present.
 int cuda_device_count();
+// Settings of the CUDA backend.
+struct CudaBackendOptions {
+  // Precomputed copies of H's bases ([2^(t G c)] H_i, msm::cuda::Precompute) kept on the device
+  // beside the plain ones, so that H's MSM accumulates and reduces G bucket sets instead of one
+  // per window (2^24: 108 -> 92 ms with all 12 copies; 2^27: fewer, since the card must hold the
+  // proof's working set too). 0: as many as fit (docs/ARCHITECTURE.md); 1: none; k: at most k.
+  // Copies are made only while they leave the resident bases, a proof's working set at the
+  // largest domain and a margin of device memory free, and are dropped again when another
+  // parameter set needs the room. Making them costs load_parameters ~4.7 s an extra copy at 2^27.
+  unsigned h_copies = 0;
+};
 // Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.
-std::unique_ptr<ProverBackend> make_cuda_backend(int device);
+std::unique_ptr<ProverBackend> make_cuda_backend(int device, const CudaBackendOptions& options = {});
 
 }  // namespace cuzk::groth16

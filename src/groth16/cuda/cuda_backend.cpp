@@ -9,7 +9,8 @@
 //      and the L, A, B_G1 and B_G2 MSMs all read them there.
 // Every parameter set's host memory is pinned (page-locked, so it uploads by DMA at full speed
 // and can be uploaded again quickly) and its G1 and G2 bases stay resident on the device
-// across proofs; prove_finish is left with the assembly. The field is exact, so the
+// across proofs, H's with precomputed copies where device memory allows (CudaBackendOptions::
+// h_copies); prove_finish is left with the assembly. The field is exact, so the
 // PendingProof, and hence the proof for the same r and s, is the CPU backend's bit for bit.
 #include <algorithm>
 #include <atomic>
@@ -243,9 +244,36 @@ class PinnedParameters {
   size_t pinned_bytes_ = 0;
 };
 
+// Device bytes one proof at domain size n holds besides the bases: scratch (a, b, c, then aux and
+// the inputs: at most 4 n scalars), the twiddles and compact a/b/c (~32 B), and the MSM
+// workspace, whose (bucket, point) pairs (16 B each with the sort's second buffers, one per
+// window and scalar of H) and buckets (192 B) dominate. 2^27 on the H200: 58.5 GB estimated
+// against 58.3 measured (workspace 37, scratch 17, compact a/b/c 2.2, twiddles 2.1 GB).
+size_t proof_working_bytes(size_t n) {
+  const unsigned c = msm::cuda::gpu_window_bits(n - 1);
+  const size_t windows = (256 + c - 1) / c;
+  return n * (4 * sizeof(Fr) + 32 + 20 * windows) + windows * (size_t(1) << (c - 1)) * 4 * 48;
+}
+
+// Device memory kept free beyond the estimates (other processes' contexts, the CUDA libraries'
+// own allocations, estimates that run short): 6% of the card, ~9 GB on an H200.
+size_t device_memory_margin(size_t total) { return total / 100 * 6; }
+
+// What Precompute{.copies = asked} makes of n bases: the number of copies (h <= asked) and the
+// window the MSM then uses.
+struct CopiesPlan {
+  unsigned copies = 1, window_bits = 0;
+};
+CopiesPlan plan_copies(size_t n, unsigned asked) {
+  const unsigned c = msm::cuda::gpu_precompute_window_bits(n, asked);
+  const unsigned windows = (256 + c - 1) / c;
+  const unsigned sets = (windows + std::min(asked, windows) - 1) / std::min(asked, windows);
+  return {(windows + sets - 1) / sets, c};
+}
+
 class CudaBackend final : public ProverBackend {
  public:
-  explicit CudaBackend(int device) : device_(device) {
+  CudaBackend(int device, const CudaBackendOptions& options) : device_(device), options_(options) {
     set_device();
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&upload_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -389,7 +417,8 @@ class CudaBackend final : public ProverBackend {
     try {
       // H's coefficients are uniform field elements, so the window follows from n alone: a
       // fixed window also spares the MSM its counting pass and host round trip.
-      const msm::MsmOptions uniform{.window_bits = msm::cuda::gpu_window_bits(n - 1)};
+      // (Precomputed copies fix the window themselves.)
+      const msm::MsmOptions uniform{.window_bits = res.h->window_bits() ? 0 : msm::cuda::gpu_window_bits(n - 1)};
       out.h = msm::cuda::msm(*res.h, 0, n - 1, static_cast<const Fr*>(a), uniform);
     } catch (...) {
       witness_upload.wait();  // it reads pa and the staging pool: let it finish first
@@ -498,14 +527,94 @@ class CudaBackend final : public ProverBackend {
     }
   };
 
+  static size_t plain_bytes(const Parameters& p) {
+    return (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size()) * sizeof(G1Affine) + p.b_g2.size() * sizeof(G2Affine);
+  }
+
+  // Device bytes that proofs with the resident sets and `params` will still allocate: the
+  // working set at the largest domain (proof_working_bytes) less what the workspace, scratch,
+  // compact a/b/c and the twiddles already hold.
+  size_t working_bytes_to_come(const Parameters& params) const {
+    size_t n = params.h.size() + 1;
+    for (const auto& [p, r] : resident_) n = std::max(n, p->h.size() + 1);
+    const size_t held = msm::cuda::workspace_bytes(device_) + scratch_.size() * sizeof(Fr) + compact_.size() +
+                        (domain_ ? domain_->table_bytes() : 0);
+    const size_t need = proof_working_bytes(std::bit_ceil(n));
+    return need > held ? need - held : 0;
+  }
+
+  static size_t free_device_memory(size_t* total = nullptr) {
+    size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (total) *total = total_bytes;
+    return free_bytes;
+  }
+
+  // The copies of params.h this set gets (options_.h_copies): the most whose extra memory fits
+  // in what the card has free after this set's plain bases, the working set to come and the
+  // margin. When not even the plain bases fit that way, the other sets' copies are dropped first.
+  CopiesPlan h_copies_for(const Parameters& params) {
+    if (params.h.empty() || options_.h_copies == 1) return {};
+    const size_t need = plain_bytes(params) + working_bytes_to_come(params);
+    size_t total = 0;
+    size_t free_bytes = free_device_memory(&total);
+    const size_t margin = device_memory_margin(total);
+    if (free_bytes < need + margin && drop_h_copies()) free_bytes = free_device_memory();
+    if (free_bytes < need + margin) return {};
+    const size_t room = free_bytes - need - margin;
+    const size_t h_bytes = params.h.size() * sizeof(G1Affine);
+    const size_t limit = options_.h_copies == 0 ? 64 : options_.h_copies;
+    // More copies never cost fewer bytes; the first plan that fits is the largest.
+    for (size_t asked = limit; asked >= 2; asked--) {
+      const CopiesPlan plan = plan_copies(params.h.size(), unsigned(asked));
+      if (double(plan.copies) * double(params.h.size()) >= double(size_t(1) << 31)) continue;
+      if (plan.copies >= 2 && (plan.copies - 1) * h_bytes <= room) return plan;
+    }
+    return {};
+  }
+
+  // Replaces every resident set's H copies by its plain bases (uploaded again from the pinned
+  // host memory: ~0.3 s at 2^27). True when any were dropped. A set whose plain upload fails is
+  // no longer resident (its next proof uploads it again) and the error goes to the caller.
+  bool drop_h_copies() {
+    bool dropped = false;
+    for (auto it = resident_.begin(); it != resident_.end(); ++it) {
+      auto& [p, r] = *it;
+      if (r.h->copies() <= 1) continue;
+      resident_total_ -= r.bytes();
+      r.h.reset();  // first, so that the plain upload has the room
+      try {
+        r.h = msm::cuda::G1Bases::upload(device_, p->h);
+      } catch (...) {
+        resident_.erase(it);
+        throw;
+      }
+      resident_total_ += r.bytes();
+      std::fprintf(stderr, "cuzk: %s dropped the precomputed copies of H's bases (%zu points) for room\n",
+                   name().c_str(), p->h.size());
+      dropped = true;
+    }
+    return dropped;
+  }
+
   // Pins a parameter set's host memory and uploads its bases on first use; later proofs reuse
   // them. The caller holds mutex_.
   const Resident& resident_for(const Parameters& params) {
     auto it = resident_.find(&params);
     if (it != resident_.end()) return it->second;
+    const CopiesPlan copies = h_copies_for(params);
     Resident r;
     r.pinned = std::make_unique<PinnedParameters>(params);
-    r.h = msm::cuda::G1Bases::upload(device_, params.h);
+    if (copies.copies > 1) {
+      r.h = msm::cuda::G1Bases::upload(device_, params.h, {.window_bits = copies.window_bits, .copies = copies.copies});
+      std::fprintf(stderr,
+                   "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
+                   "%.1f s\n",
+                   name().c_str(), r.h->copies(), params.h.size(), r.h->window_bits(), r.h->bucket_sets(),
+                   double(r.h->device_bytes()) / 1e9, (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
+    } else {
+      r.h = msm::cuda::G1Bases::upload(device_, params.h);
+    }
     r.l = msm::cuda::G1Bases::upload(device_, params.l);
     r.a = msm::cuda::G1Bases::upload(device_, params.a);
     r.b_g1 = msm::cuda::G1Bases::upload(device_, params.b_g1);
@@ -547,6 +656,7 @@ class CudaBackend final : public ProverBackend {
   }
 
   int device_;
+  CudaBackendOptions options_;
   std::map<const Parameters*, Resident> resident_;
   std::atomic<size_t> resident_total_{0};  // device bytes of resident_, kept under mutex_
   // Bytes of a/b/c locked by prepare_assignment and not yet unlocked.
@@ -565,7 +675,7 @@ class CudaBackend final : public ProverBackend {
 
 int cuda_device_count() { return ntt::cuda::device_count(); }
 
-std::unique_ptr<ProverBackend> make_cuda_backend(int device) {
+std::unique_ptr<ProverBackend> make_cuda_backend(int device, const CudaBackendOptions& options) {
   std::string why;
   const int count = ntt::cuda::device_count(&why);
   if (count == 0) throw std::runtime_error("the CUDA backend cannot start: " + why);
@@ -573,7 +683,7 @@ std::unique_ptr<ProverBackend> make_cuda_backend(int device) {
     throw std::runtime_error("the CUDA backend cannot start: device " + std::to_string(device) + " does not exist (" +
                              std::to_string(count) + " present)");
   }
-  return std::make_unique<CudaBackend>(device);
+  return std::make_unique<CudaBackend>(device, options);
 }
 
 }  // namespace cuzk::groth16

@@ -32,6 +32,7 @@
 
 #include "ff/cuda/cuda_check.hpp"
 #include "groth16/backend.hpp"
+#include "groth16/cuda/device_memory_plan.hpp"
 #include "msm/cuda/msm.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/cuda/ntt.hpp"
@@ -43,6 +44,10 @@ namespace {
 
 using cuzk::cuda::check;
 using cuzk::cuda::DeviceBuffer;
+using groth16::cuda::device_memory_margin;
+using groth16::cuda::HCopiesPlan;
+using groth16::cuda::plan_h_copies;
+using groth16::cuda::proof_working_bytes;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -243,33 +248,6 @@ class PinnedParameters {
   std::vector<const void*> held_;
   size_t pinned_bytes_ = 0;
 };
-
-// Device bytes one proof at domain size n holds besides the bases: scratch (a, b, c, then aux and
-// the inputs: at most 4 n scalars), the twiddles and compact a/b/c (~32 B), and the MSM
-// workspace, whose (bucket, point) pairs (16 B each with the sort's second buffers, one per
-// window and scalar of H) and buckets (192 B) dominate. 2^27 on the H200: 58.5 GB estimated
-// against 58.3 measured (workspace 37, scratch 17, compact a/b/c 2.2, twiddles 2.1 GB).
-size_t proof_working_bytes(size_t n) {
-  const unsigned c = msm::cuda::gpu_window_bits(n - 1);
-  const size_t windows = (256 + c - 1) / c;
-  return n * (4 * sizeof(Fr) + 32 + 20 * windows) + windows * (size_t(1) << (c - 1)) * 4 * 48;
-}
-
-// Device memory kept free beyond the estimates (other processes' contexts, the CUDA libraries'
-// own allocations, estimates that run short): 6% of the card, ~9 GB on an H200.
-size_t device_memory_margin(size_t total) { return total / 100 * 6; }
-
-// What Precompute{.copies = asked} makes of n bases: the number of copies (h <= asked) and the
-// window the MSM then uses.
-struct CopiesPlan {
-  unsigned copies = 1, window_bits = 0;
-};
-CopiesPlan plan_copies(size_t n, unsigned asked) {
-  const unsigned c = msm::cuda::gpu_precompute_window_bits(n, asked);
-  const unsigned windows = (256 + c - 1) / c;
-  const unsigned sets = (windows + std::min(asked, windows) - 1) / std::min(asked, windows);
-  return {(windows + sets - 1) / sets, c};
-}
 
 class CudaBackend final : public ProverBackend {
  public:
@@ -553,7 +531,7 @@ class CudaBackend final : public ProverBackend {
   // The copies of params.h this set gets (options_.h_copies): the most whose extra memory fits
   // in what the card has free after this set's plain bases, the working set to come and the
   // margin. When not even the plain bases fit that way, the other sets' copies are dropped first.
-  CopiesPlan h_copies_for(const Parameters& params) {
+  HCopiesPlan h_copies_for(const Parameters& params) {
     if (params.h.empty() || options_.h_copies == 1) return {};
     const size_t need = plain_bytes(params) + working_bytes_to_come(params);
     size_t total = 0;
@@ -561,16 +539,7 @@ class CudaBackend final : public ProverBackend {
     const size_t margin = device_memory_margin(total);
     if (free_bytes < need + margin && drop_h_copies()) free_bytes = free_device_memory();
     if (free_bytes < need + margin) return {};
-    const size_t room = free_bytes - need - margin;
-    const size_t h_bytes = params.h.size() * sizeof(G1Affine);
-    const size_t limit = options_.h_copies == 0 ? 64 : options_.h_copies;
-    // More copies never cost fewer bytes; the first plan that fits is the largest.
-    for (size_t asked = limit; asked >= 2; asked--) {
-      const CopiesPlan plan = plan_copies(params.h.size(), unsigned(asked));
-      if (double(plan.copies) * double(params.h.size()) >= double(size_t(1) << 31)) continue;
-      if (plan.copies >= 2 && (plan.copies - 1) * h_bytes <= room) return plan;
-    }
-    return {};
+    return plan_h_copies(params.h.size(), options_.h_copies, free_bytes - need - margin);
   }
 
   // Replaces every resident set's H copies by its plain bases (uploaded again from the pinned
@@ -602,7 +571,7 @@ class CudaBackend final : public ProverBackend {
   const Resident& resident_for(const Parameters& params) {
     auto it = resident_.find(&params);
     if (it != resident_.end()) return it->second;
-    const CopiesPlan copies = h_copies_for(params);
+    const HCopiesPlan copies = h_copies_for(params);
     Resident r;
     r.pinned = std::make_unique<PinnedParameters>(params);
     if (copies.copies > 1) {

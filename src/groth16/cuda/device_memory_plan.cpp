@@ -1,0 +1,34 @@
+#include "groth16/cuda/device_memory_plan.hpp"
+
+#include <algorithm>
+
+#include "ec/curves.hpp"
+#include "msm/cuda/msm.hpp"
+
+namespace cuzk::groth16::cuda {
+
+size_t proof_working_bytes(size_t n) {
+  const unsigned c = msm::cuda::gpu_window_bits(n - 1);
+  const size_t windows = (256 + c - 1) / c;
+  constexpr size_t kScalarBytes = 32, kXyzzBytes = 4 * 48;
+  return n * (4 * kScalarBytes + 32 + 20 * windows) + windows * (size_t(1) << (c - 1)) * kXyzzBytes;
+}
+
+size_t device_memory_margin(size_t total_bytes) { return total_bytes / 100 * 6; }
+
+HCopiesPlan plan_h_copies(size_t h_points, unsigned limit, size_t room_bytes) {
+  if (h_points == 0) return {};
+  const size_t h_bytes = h_points * sizeof(ec::G1Affine);
+  // Asking for more copies never gives fewer, so the first plan that fits is the largest.
+  for (unsigned asked = limit == 0 ? 64 : limit; asked >= 2; asked--) {
+    const unsigned c = msm::cuda::gpu_precompute_window_bits(h_points, asked);
+    const unsigned windows = (256 + c - 1) / c;
+    const unsigned sets = (windows + std::min(asked, windows) - 1) / std::min(asked, windows);
+    const unsigned copies = (windows + sets - 1) / sets;
+    if (copies < 2 || double(copies) * double(h_points) >= double(size_t(1) << 31)) continue;
+    if ((copies - 1) * h_bytes <= room_bytes) return {copies, c};
+  }
+  return {};
+}
+
+}  // namespace cuzk::groth16::cuda

@@ -154,6 +154,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
       try {
         freed = std::async(std::launch::async, [abc = std::move(parked)]() mutable {
           auto t = Clock::now();
+          r1cs::free_gradually(std::move(*abc));
           abc.reset();
           return since(t);
         });

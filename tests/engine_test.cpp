@@ -507,6 +507,36 @@ TEST(HostMemoryTest, FreedLargeBuffersLeaveTheProcess) {
   EXPECT_LT(after - before, int64_t(16) << 20) << "RSS before " << before << ", held " << held << ", after " << after;
 }
 
+// The deallocation thread's free of a/b/c (r1cs::free_gradually): the preparation goes while
+// the vectors still hold their data (it may lock that memory), then every page comes back.
+TEST(HostMemoryTest, FreeGraduallyDropsThePreparationFirstAndReturnsThePages) {
+  use_mmap_for_large_buffers();
+  const int64_t before = process_rss_bytes();
+  r1cs::ReleasedAbc abc;
+  const size_t n = (size_t(3) << 20) + 7;  // 96 MiB and a little: 64 MiB pieces and a tail
+  for (auto* v : {&abc.a, &abc.b, &abc.c}) {
+    v->reserve(n);
+    v->resize(n, Fr::one());
+  }
+  const int64_t held = process_rss_bytes();
+  EXPECT_GT(held - before, int64_t(250) << 20);
+  // Reads a's buffer (which moves with the vector) when the preparation is dropped.
+  struct Probe final : r1cs::AbcPreparation {
+    const Fr* a;
+    size_t n;
+    bool* data_there;
+    Probe(const Fr* p, size_t size, bool* seen) : a(p), n(size), data_there(seen) {}
+    ~Probe() override { *data_there = a[0] == Fr::one() && a[n / 2] == Fr::one() && a[n - 1] == Fr::one(); }
+  };
+  bool data_there = false;
+  abc.preparation = std::make_shared<const Probe>(abc.a.data(), n, &data_there);
+  r1cs::free_gradually(std::move(abc));
+  EXPECT_TRUE(data_there) << "the preparation must go before the memory";
+  EXPECT_TRUE(abc.a.empty() && abc.b.empty() && abc.c.empty() && !abc.preparation);
+  const int64_t after = process_rss_bytes();
+  EXPECT_LT(after - before, int64_t(16) << 20) << "RSS before " << before << ", held " << held << ", after " << after;
+}
+
 TEST(EngineTest, ShutdownWaitsOrCancels) {
   TempDir dir;
   {

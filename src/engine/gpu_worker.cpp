@@ -44,7 +44,8 @@ void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device
     // The task owns the vectors through a shared_ptr (ReleasedAbc moves but is not copyable).
     dealloc->post([this, abc = std::make_shared<r1cs::ReleasedAbc>(std::move(abc)), abc_only, share,
                    label = raw->label]() mutable {
-      abc.reset();  // the page-lock (if any), then the memory
+      r1cs::free_gradually(std::move(*abc));  // the preparation (page-locks), then the memory
+      abc.reset();
       budget.release(share);
       tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
     });

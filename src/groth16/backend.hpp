@@ -62,6 +62,10 @@ struct CudaBackendOptions {
   // largest domain and a margin of device memory free, and are dropped again when another
   // parameter set needs the room. Making them costs load_parameters ~4.7 s an extra copy at 2^27.
   unsigned h_copies = 0;
+  // The card's memory as that plan sees it (0: all of it), to leave the rest to other work on
+  // the same card (and for tests). Only the copies follow it: the bases and a proof's buffers are
+  // allocated as needed.
+  size_t device_memory_bytes = 0;
 };
 // Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.
 std::unique_ptr<ProverBackend> make_cuda_backend(int device, const CudaBackendOptions& options = {});

@@ -1,7 +1,10 @@
 #include "r1cs/proving_assignment.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <sys/mman.h>
+#include <thread>
 #include <utility>
 
 namespace cuzk::r1cs {
@@ -19,7 +22,33 @@ void advise_huge_pages(const void* data, size_t bytes) {
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+// Hands the whole pages of [data, data + bytes) back to the kernel in pieces that end at 64 MiB
+// address multiples (whole huge pages), pausing between pieces so that a thread waiting for the
+// address-space lock gets it. The memory stays mapped and reads as zeros until it is freed.
+void give_back_pages_gradually(const void* data, size_t bytes) {
+  constexpr uintptr_t kPage = 4096, kPiece = uintptr_t(64) << 20;
+  constexpr auto kPause = std::chrono::microseconds(200);
+  if (bytes < (size_t(32) << 20)) return;  // from the heap, and quick to free anyway
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) / kPage * kPage;
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / kPage * kPage;
+  for (uintptr_t p = begin; p < end;) {
+    const uintptr_t next = std::min(end, (p / kPiece + 1) * kPiece);
+    if (p != begin) std::this_thread::sleep_for(kPause);
+    madvise(reinterpret_cast<void*>(p), next - p, MADV_DONTNEED);
+    p = next;
+  }
+}
+
 }  // namespace
+
+void free_gradually(ReleasedAbc&& abc) {
+  ReleasedAbc owned(std::move(abc));
+  owned.preparation.reset();
+  for (std::vector<Fr>* v : {&owned.a, &owned.b, &owned.c}) {
+    give_back_pages_gradually(v->data(), v->size() * sizeof(Fr));
+    std::vector<Fr>().swap(*v);
+  }
+}
 
 ProvingAssignment::ProvingAssignment() { alloc_input("ONE", Fr::one()); }
 

@@ -40,6 +40,15 @@ struct ReleasedAbc {
   ~ReleasedAbc() { preparation.reset(); }
 };
 
+// Frees released a/b/c the way a thread beside the prover should: the preparation first, then
+// each vector's pages handed back to the kernel in 64 MiB steps (madvise MADV_DONTNEED) with a
+// short pause between them, so that the final free unmaps empty ranges. A plain free unmaps a
+// 4.3 GB vector (a 2^27 partition) in one call that holds the process's address-space lock for
+// ~0.2-0.6 s, and the CUDA driver's calls on the prover's thread that map memory wait for it
+// (H200: 0.04 s a proof, and 0.4 s in the first proof, whose buffers are being allocated). For
+// the deallocation thread, not the prover's: the pauses add ~40 ms at 2^27.
+void free_gradually(ReleasedAbc&& abc);
+
 class ProvingAssignment final : public ConstraintSystem {
  public:
   ProvingAssignment();

@@ -521,9 +521,16 @@ class CudaBackend final : public ProverBackend {
     return need > held ? need - held : 0;
   }
 
-  static size_t free_device_memory(size_t* total = nullptr) {
+  // Free device memory as the copies' plan sees it: a card of options_.device_memory_bytes
+  // when that is set and smaller, whose use is the card's.
+  size_t free_device_memory(size_t* total = nullptr) const {
     size_t free_bytes = 0, total_bytes = 0;
     check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (const size_t limit = options_.device_memory_bytes; limit && limit < total_bytes) {
+      const size_t beyond = total_bytes - limit;
+      free_bytes = free_bytes > beyond ? free_bytes - beyond : 0;
+      total_bytes = limit;
+    }
     if (total) *total = total_bytes;
     return free_bytes;
   }

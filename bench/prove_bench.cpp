@@ -180,6 +180,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
       free_s = freed.get();
     } else {
       auto t_free = Clock::now();
+      if (parked) r1cs::free_gradually(std::move(*parked));
       parked.reset();
       free_s = since(t_free);
     }

@@ -90,7 +90,10 @@ TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
       }
       // Copies of H's bases where asked for (the card has room for them at these sizes).
       const size_t h_bytes = params.h.size() * sizeof(G1Affine);
-      if (g == 1) {
+      if (g == 0) {
+        const size_t all = cuda::plan_h_copies(params.h.size(), 0, size_t(1) << 50).copies;
+        EXPECT_EQ(gpu->resident_bytes(), plain_bytes(params) + (all - 1) * h_bytes) << "not every copy";
+      } else if (g == 1) {
         EXPECT_EQ(gpu->resident_bytes(), plain_bytes(params));
       } else {
         EXPECT_GE(gpu->resident_bytes(), plain_bytes(params) + h_bytes) << "no copies of H, backend " << g;
@@ -128,7 +131,7 @@ TEST_F(CudaBackendProofTest, CopiesAreDroppedWhenAnotherSetNeedsTheRoom) {
   // After the first set and its copies, half a set's bases are left beyond the working set and
   // the margin (6% of the card as the plan sees it).
   const size_t card = size_t(double(used + plain + cuda::proof_working_bytes(n) + extra + plain / 2) / 0.94) + 1;
-  ASSERT_LT(card, total_bytes) << "the device has too little free memory for this test";
+  if (card >= total_bytes) GTEST_SKIP() << "the device has too little free memory for this test";
   auto gpu = make_cuda_backend(0, {.device_memory_bytes = card});
 
   gpu->load_parameters(first);

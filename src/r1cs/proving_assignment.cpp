@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sys/mman.h>
 #include <thread>
+#include <unistd.h>
 #include <utility>
 
 namespace cuzk::r1cs {
@@ -26,7 +27,10 @@ void advise_huge_pages(const void* data, size_t bytes) {
 // address multiples (whole huge pages), pausing between pieces so that a thread waiting for the
 // address-space lock gets it. The memory stays mapped and reads as zeros until it is freed.
 void give_back_pages_gradually(const void* data, size_t bytes) {
-  constexpr uintptr_t kPage = 4096, kPiece = uintptr_t(64) << 20;
+  // The kernel rounds a length up to whole pages: with 64 KiB pages (aarch64, ppc64le) a 4 KiB
+  // rounding would zero memory past the vector.
+  static const uintptr_t kPage = uintptr_t(sysconf(_SC_PAGESIZE));
+  constexpr uintptr_t kPiece = uintptr_t(64) << 20;
   constexpr auto kPause = std::chrono::microseconds(200);
   if (bytes < (size_t(32) << 20)) return;  // from the heap, and quick to free anyway
   const auto begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) / kPage * kPage;

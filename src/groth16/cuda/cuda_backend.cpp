@@ -582,7 +582,18 @@ class CudaBackend final : public ProverBackend {
     Resident r;
     r.pinned = std::make_unique<PinnedParameters>(params);
     if (copies.copies > 1) {
-      r.h = msm::cuda::G1Bases::upload(device_, params.h, {.window_bits = copies.window_bits, .copies = copies.copies});
+      // The plan rests on one reading of the free memory (other processes allocate too): when
+      // the copies do not fit after all, H goes up plain.
+      try {
+        r.h =
+            msm::cuda::G1Bases::upload(device_, params.h, {.window_bits = copies.window_bits, .copies = copies.copies});
+      } catch (const std::runtime_error& e) {
+        cudaGetLastError();
+        std::fprintf(stderr, "cuzk: %s could not make %u copies of H's bases (%s); keeping them plain\n",
+                     name().c_str(), copies.copies, e.what());
+      }
+    }
+    if (r.h) {
       std::fprintf(stderr,
                    "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
                    "%.1f s\n",

@@ -20,7 +20,8 @@ HCopiesPlan plan_h_copies(size_t h_points, unsigned limit, size_t room_bytes) {
   if (h_points == 0) return {};
   const size_t h_bytes = h_points * sizeof(ec::G1Affine);
   // Asking for more copies never gives fewer, so the first plan that fits is the largest.
-  for (unsigned asked = limit == 0 ? 64 : limit; asked >= 2; asked--) {
+  // At most 64 windows (c >= 4), so asking for more changes nothing.
+  for (unsigned asked = limit == 0 ? 64 : std::min(limit, 64u); asked >= 2; asked--) {
     const unsigned c = msm::cuda::gpu_precompute_window_bits(h_points, asked);
     const unsigned windows = (256 + c - 1) / c;
     const unsigned sets = (windows + std::min(asked, windows) - 1) / std::min(asked, windows);

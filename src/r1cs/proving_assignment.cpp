@@ -11,13 +11,17 @@
 namespace cuzk::r1cs {
 namespace {
 
+// Vectors from this size up get their own mapping (glibc's largest mmap threshold); smaller ones
+// come from the heap, where page-level advice is not worth it.
+constexpr size_t kLargeVectorBytes = size_t(32) << 20;
+
 // Asks for transparent huge pages on the 2 MiB pages inside a reserved vector's memory: a 2^27
 // partition first-touches ~17 GB of a/b/c and aux during synthesis, and with 4 KiB pages the
 // faults are a large share of it. A hint (the kernel may ignore it); vectors under 32 MiB come
 // from the heap and are left alone.
 void advise_huge_pages(const void* data, size_t bytes) {
   constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  if (bytes < (size_t(32) << 20)) return;
+  if (bytes < kLargeVectorBytes) return;
   const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) / kHuge * kHuge;
   const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / kHuge * kHuge;
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
@@ -32,7 +36,7 @@ void give_back_pages_gradually(const void* data, size_t bytes) {
   static const uintptr_t kPage = uintptr_t(sysconf(_SC_PAGESIZE));
   constexpr uintptr_t kPiece = uintptr_t(64) << 20;
   constexpr auto kPause = std::chrono::microseconds(200);
-  if (bytes < (size_t(32) << 20)) return;  // from the heap, and quick to free anyway
+  if (bytes < kLargeVectorBytes) return;  // quick to free anyway
   const auto begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) / kPage * kPage;
   const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / kPage * kPage;
   for (uintptr_t p = begin; p < end;) {

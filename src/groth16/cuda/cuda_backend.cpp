@@ -581,27 +581,24 @@ class CudaBackend final : public ProverBackend {
     const HCopiesPlan copies = h_copies_for(params);
     Resident r;
     r.pinned = std::make_unique<PinnedParameters>(params);
+    // The plan rests on one reading of the free memory (other processes allocate too): when
+    // the copies do not fit after all, H goes up plain.
     if (copies.copies > 1) {
-      // The plan rests on one reading of the free memory (other processes allocate too): when
-      // the copies do not fit after all, H goes up plain.
       try {
         r.h =
             msm::cuda::G1Bases::upload(device_, params.h, {.window_bits = copies.window_bits, .copies = copies.copies});
+        std::fprintf(stderr,
+                     "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
+                     "%.1f s\n",
+                     name().c_str(), r.h->copies(), params.h.size(), r.h->window_bits(), r.h->bucket_sets(),
+                     double(r.h->device_bytes()) / 1e9, (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
       } catch (const std::runtime_error& e) {
         cudaGetLastError();
         std::fprintf(stderr, "cuzk: %s could not make %u copies of H's bases (%s); keeping them plain\n",
                      name().c_str(), copies.copies, e.what());
       }
     }
-    if (r.h) {
-      std::fprintf(stderr,
-                   "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
-                   "%.1f s\n",
-                   name().c_str(), r.h->copies(), params.h.size(), r.h->window_bits(), r.h->bucket_sets(),
-                   double(r.h->device_bytes()) / 1e9, (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
-    } else {
-      r.h = msm::cuda::G1Bases::upload(device_, params.h);
-    }
+    if (!r.h) r.h = msm::cuda::G1Bases::upload(device_, params.h);
     r.l = msm::cuda::G1Bases::upload(device_, params.l);
     r.a = msm::cuda::G1Bases::upload(device_, params.a);
     r.b_g1 = msm::cuda::G1Bases::upload(device_, params.b_g1);

@@ -22,12 +22,13 @@ HCopiesPlan plan_h_copies(size_t h_points, unsigned limit, size_t room_bytes) {
   // Asking for more copies never gives fewer, so the first plan that fits is the largest.
   // At most 64 windows (c >= 4), so asking for more changes nothing.
   for (unsigned asked = limit == 0 ? 64 : std::min(limit, 64u); asked >= 2; asked--) {
-    const unsigned c = msm::cuda::gpu_precompute_window_bits(h_points, asked);
-    const unsigned windows = (256 + c - 1) / c;
-    const unsigned sets = (windows + std::min(asked, windows) - 1) / std::min(asked, windows);
-    const unsigned copies = (windows + sets - 1) / sets;
-    if (copies < 2 || double(copies) * double(h_points) >= double(size_t(1) << 31)) continue;
-    if ((copies - 1) * h_bytes <= room_bytes) return {copies, c};
+    msm::cuda::PrecomputeShape shape;
+    try {
+      shape = msm::cuda::precompute_shape(h_points, {.copies = asked});
+    } catch (const std::invalid_argument&) {
+      continue;  // copies * h_points would reach 2^31: fewer may not
+    }
+    if (shape.copies >= 2 && (shape.copies - 1) * h_bytes <= room_bytes) return {shape.copies, shape.window_bits};
   }
   return {};
 }

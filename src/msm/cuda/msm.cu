@@ -1081,20 +1081,24 @@ unsigned gpu_precompute_window_bits(size_t n, unsigned copies) {
   return best;
 }
 
-template <class Curve>
-std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points,
-                                                   const Precompute& precompute) {
-  const unsigned c =
-      precompute.window_bits ? precompute.window_bits : gpu_precompute_window_bits(points.size(), precompute.copies);
+PrecomputeShape precompute_shape(size_t n, const Precompute& precompute) {
+  const unsigned c = precompute.window_bits ? precompute.window_bits : gpu_precompute_window_bits(n, precompute.copies);
   if (c < 2 || c > 24) throw std::invalid_argument("GPU MSM: precompute window width must be between 2 and 24 bits");
   const unsigned windows = (kScalarBits + c - 1) / c;
   const unsigned asked = precompute.copies == 0 ? windows : std::min(precompute.copies, windows);
   const unsigned sets = (windows + asked - 1) / asked;
   const unsigned copies = (windows + sets - 1) / sets;  // the copies that some window uses
-  if (double(copies) * double(points.size()) >= double(size_t(1) << 31)) {
-    throw std::invalid_argument("GPU MSM: " + std::to_string(copies) + " copies of " + std::to_string(points.size()) +
+  if (double(copies) * double(n) >= double(size_t(1) << 31)) {
+    throw std::invalid_argument("GPU MSM: " + std::to_string(copies) + " copies of " + std::to_string(n) +
                                 " bases reach 2^31 points");
   }
+  return {c, copies, sets};
+}
+
+template <class Curve>
+std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points,
+                                                   const Precompute& precompute) {
+  const auto [c, copies, sets] = precompute_shape(points.size(), precompute);
   const auto t0 = std::chrono::steady_clock::now();
   require_device(device);
   DeviceScope scope(device);

@@ -118,6 +118,13 @@ ec::JacobianPoint<Curve> msm_with_density(const Bases<Curve>& bases, size_t offs
 unsigned gpu_window_bits(size_t n);
 // The window width for precomputed bases of n points with the given copies (0: one per window).
 unsigned gpu_precompute_window_bits(size_t n, unsigned copies);
+// What Bases::upload(device, points, precompute) makes of n points, without a device: the window,
+// the copies it keeps (at most the ones asked for: those some window uses) and the bucket sets.
+// Throws std::invalid_argument where upload would (a window outside 2..24, copies * n >= 2^31).
+struct PrecomputeShape {
+  unsigned window_bits = 0, copies = 1, bucket_sets = 0;
+};
+PrecomputeShape precompute_shape(size_t n, const Precompute& precompute);
 
 // The MSM workspace of a device is grow-only (scalars, pairs, sort buffers, buckets; ~30 GB at
 // 2^27 scalars). workspace_bytes says how much it holds; release_workspace frees it (the next

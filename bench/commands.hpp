@@ -40,9 +40,13 @@ struct ProveBenchArgs {
   unsigned threads = 0;  // 0: all
   unsigned reps = 1;
   uint64_t seed = 1;
-  bool pseudo_params = false;     // prove: pseudo-random bases of the circuit's shape, no setup
-  bool free_after_proof = false;  // prove: free a/b/c after prove_finish, not beside the proof
-  unsigned h_copies = 0;          // prove --backend cuda: groth16::CudaBackendOptions::h_copies
+  bool pseudo_params = false;  // prove: pseudo-random bases of the circuit's shape, no setup
+  // prove: how a/b/c are freed once prove_start releases them, one mode per rep in turn:
+  // "gradual" (beside the proof, r1cs::free_gradually, as the engine), "whole" (beside the proof,
+  // one unmap per vector), "unpin" (the preparation beside the proof, the vectors after it) or
+  // "after" (gradually, once prove_finish has returned).
+  std::vector<std::string> free_modes = {"gradual"};
+  unsigned h_copies = 0;  // prove --backend cuda: groth16::CudaBackendOptions::h_copies
 };
 
 struct PipelineBenchArgs {
@@ -78,6 +82,7 @@ struct GpuMsmBenchArgs {
   std::vector<unsigned> windows = {0};  // 0: the library's choice
   double zero_fraction = 0, one_fraction = 0;
   std::string precompute_copies = "0";  // precomputed base copies: 0 (off), a count, or "all"
+  bool field_rates = false;             // first the Fp product's rate, alone and beside FP64 FMAs
   unsigned device = 0;
   unsigned reps = 5;
   uint64_t seed = 1;

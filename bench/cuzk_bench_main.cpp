@@ -85,9 +85,15 @@ int main(int argc, char** argv) {
   prove_cmd->add_option("--h-copies", prove.h_copies,
                         "cuda: precomputed copies of H's bases (0: as many as device memory allows, 1: none, k: at "
                         "most k)");
-  prove_cmd->add_flag("--free-after-proof", prove.free_after_proof,
-                      "free a/b/c once prove_finish has returned instead of on a thread of their own the moment "
-                      "prove_start releases them, as the engine does (the prover's time without that interference)");
+  prove_cmd
+      ->add_option("--free", prove.free_modes,
+                   "how a/b/c are freed once prove_start releases them, one mode per rep in turn: gradual (beside "
+                   "the proof, in steps, as the engine does), whole (beside the proof, one unmap per vector), unpin "
+                   "(only the page-locks and compact copies beside the proof, the vectors after it) or after (once "
+                   "prove_finish has returned: the prover's time without that interference)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"gradual", "whole", "unpin", "after"}))
+      ->capture_default_str();
   auto* verify_cmd = app.add_subcommand("verify", "single and batch verification of --reps proofs");
   add_prove_options(verify_cmd);
 
@@ -136,6 +142,9 @@ int main(int argc, char** argv) {
   gpu_msm_cmd->add_option("--one-fraction", gpu_msm.one_fraction, "share of one scalars")->check(CLI::Range(0.0, 1.0));
   gpu_msm_cmd->add_option("--precompute-copies", gpu_msm.precompute_copies,
                           "precomputed copies of the bases per size: 0 (off), a count h, or all (one per window)");
+  gpu_msm_cmd->add_flag("--field-rates", gpu_msm.field_rates,
+                        "first print the Fp product's rate (device 0), alone and with double-precision FMAs issued "
+                        "beside each product");
   gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
   gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");

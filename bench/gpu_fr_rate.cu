@@ -1,9 +1,11 @@
-// Device Fr multiplication throughput, for the NTT floor in docs/PERF.md: many independent
+// Device field-product throughput, for the NTT and MSM floors in docs/PERF.md: many independent
 // chains of x = x * y, timed with events.
 #include <cuda_runtime.h>
 
 #include "bench/gpu_fr_rate.hpp"
 #include "ff/cuda/cuda_check.hpp"
+#include "ff/cuda/lazy_mont.hpp"
+#include "ff/fp.hpp"
 #include "ff/fr.hpp"
 
 namespace cuzk::bench {
@@ -34,7 +36,71 @@ __global__ void fr_mul_chain(Fr* out, Fr y) {
   out[i] = x;  // keeps the chain alive
 }
 
+using LazyFp = ff::LazyMont<ff::Fp>;
+constexpr unsigned kFpChain = 1024;
+
+// The MSM's Fp product (the lazy even/odd one) with kDfma double-precision FMAs beside each, in
+// four independent chains: does the FP64 pipe issue beside the IMAD-bound product for free?
+template <unsigned kDfma>
+__global__ void fp_mul_chain(LazyFp* out, double* dout, LazyFp y) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  LazyFp x{ff::BigInt<6>::from_u64(i + 2)};
+  double d[4] = {1e-9 * double(i), 1.0, 2.0, 3.0};
+#pragma unroll 1
+  for (unsigned k = 0; k < kFpChain; k++) {
+    x = x * y;
+    if constexpr (kDfma > 0) {
+#pragma unroll
+      for (unsigned j = 0; j < kDfma / 4; j++) {
+        for (double& v : d) v = fma(v, 0.999999, 1e-7);
+      }
+    }
+  }
+  out[i] = x;  // keeps the chains alive
+  dout[i] = d[0] + d[1] + d[2] + d[3];
+}
+
+template <unsigned kDfma>
+double fp_chain_ms(LazyFp* out, double* dout, unsigned blocks, unsigned threads) {
+  using cuzk::cuda::check;
+  const LazyFp y = LazyFp::from(ff::Fp::from_u64(0x1234567890abcdefULL));
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  fp_mul_chain<kDfma><<<blocks, threads>>>(out, dout, y);  // warm-up
+  check(cudaEventRecord(start), "event");
+  fp_mul_chain<kDfma><<<blocks, threads>>>(out, dout, y);
+  check(cudaEventRecord(stop), "event");
+  check(cudaEventSynchronize(stop), "fp_mul_chain");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start, stop), "event");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms;
+}
+
 }  // namespace
+
+std::vector<FpRate> gpu_fp_muls_per_second_with_dfma() {
+  using cuzk::cuda::check;
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "device attributes");
+  const unsigned threads = 256, blocks = unsigned(sms) * 16;
+  const size_t count = size_t(threads) * blocks;
+  cuzk::cuda::DeviceBuffer<LazyFp> out(count);
+  cuzk::cuda::DeviceBuffer<double> dout(count);
+  std::vector<FpRate> rates;
+  auto add = [&](unsigned dfma, double ms) {
+    const double products = double(count) * kFpChain;
+    rates.push_back({dfma, products / (ms * 1e-3), products * dfma / (ms * 1e-3)});
+  };
+  add(0, fp_chain_ms<0>(out.get(), dout.get(), blocks, threads));
+  add(64, fp_chain_ms<64>(out.get(), dout.get(), blocks, threads));
+  add(128, fp_chain_ms<128>(out.get(), dout.get(), blocks, threads));
+  add(256, fp_chain_ms<256>(out.get(), dout.get(), blocks, threads));
+  add(512, fp_chain_ms<512>(out.get(), dout.get(), blocks, threads));
+  return rates;
+}
 
 double gpu_fr_muls_per_second(bool dense_even_odd) {
   using cuzk::cuda::check;

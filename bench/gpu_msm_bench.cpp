@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/commands.hpp"
+#include "bench/gpu_fr_rate.hpp"
 #include "bench/timing.hpp"
 #include "ec/random_points.hpp"
 #include "ec/scalar_mul.hpp"
@@ -169,6 +170,22 @@ int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
       "pageable host memory; ratio = ms / sppark's on an H200; upload = bases upload time for that size; copies, "
       "precompute ms: precomputed multiples of the bases ([2^(t G c)] B, on the device; bases GB all copies).\n\n",
       prop.name, 100 * args.zero_fraction, 100 * args.one_fraction, args.reps);
+  if (args.field_rates) {
+    try {
+      const auto rates = gpu_fp_muls_per_second_with_dfma();
+      std::printf(
+          "Fp product (lazy even/odd) on device 0, independent chains on all SMs, with FP64 FMAs beside each:\n\n"
+          "| FMAs per product | Fp products G/s | FMA G/s | products vs alone |\n|---|---|---|---|\n");
+      for (const auto& r : rates) {
+        std::printf("| %u | %.2f | %.1f | %.3f |\n", r.dfma, r.products_per_second * 1e-9, r.dfma_per_second * 1e-9,
+                    r.products_per_second / rates.front().products_per_second);
+      }
+      std::printf("\n");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cuzk-bench gpu-msm: %s\n", e.what());
+      return 1;
+    }
+  }
   std::printf(
       "| curve | size | ms | host ms | ratio to sppark | upload ms | window | copies | bucket sets | precompute ms | "
       "bases GB | workspace GB | zeros | ones |\n");

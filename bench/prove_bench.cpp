@@ -126,7 +126,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
   std::printf(
       "| constraints | synth s | a/b/c prepare s (GB kept) | H/NTT s | MSM H s | MSM L s | MSM A s | MSM B_G1 s | B_G2 "
       "s | "
-      "prove_start s | assemble s | total s | a/b/c free s | verified | peak RSS GiB |\n"
+      "prove_start s | assemble s | total s | a/b/c free (mode) s | verified | peak RSS GiB |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (unsigned rep = 0; rep < a.reps; rep++) {
     ff::OsRng rng;
@@ -146,15 +146,28 @@ int run_prove_bench(const ProveBenchArgs& a) {
     // As in the engine (its deallocation thread), a/b/c are freed off prove_start's path, the
     // moment they are released, by a thread of their own, beside the rest of the proof (their
     // page-lock's release and the unmapping take a while, and they share the driver and the
-    // memory system with the prover); the free is timed.
-    // With --free-after-proof they wait until prove_finish has returned (the prover's time alone).
+    // memory system with the prover); the free is timed. For comparison: "whole" frees each
+    // vector in one call (one unmap, which holds the address-space lock throughout); "unpin"
+    // drops only the preparation (its page-locks, the compact copies) beside the proof and frees
+    // the vectors after it; "after" waits until prove_finish has returned (the prover's time
+    // alone).
+    const std::string& free_mode = a.free_modes[rep % a.free_modes.size()];
     pa.set_abc_sink([&](r1cs::ReleasedAbc&& abc) {
       parked = std::make_shared<r1cs::ReleasedAbc>(std::move(abc));
-      if (a.free_after_proof) return;
+      if (free_mode == "after") return;
+      const bool whole = free_mode == "whole", unpin = free_mode == "unpin";
       try {
-        freed = std::async(std::launch::async, [abc = std::move(parked)]() mutable {
+        if (unpin) {
+          freed = std::async(std::launch::async, [abc = parked] {
+            auto t = Clock::now();
+            abc->preparation.reset();
+            return since(t);
+          });
+          return;
+        }
+        freed = std::async(std::launch::async, [abc = std::move(parked), whole]() mutable {
           auto t = Clock::now();
-          r1cs::free_gradually(std::move(*abc));
+          if (!whole) r1cs::free_gradually(std::move(*abc));
           abc.reset();
           return since(t);
         });
@@ -175,14 +188,12 @@ int run_prove_bench(const ProveBenchArgs& a) {
     const double start = since(t1);
     auto proof = groth16::prove_finish(params, pa, pending, &t);
     const double total = synth + prepare + since(t1);
-    double free_s = 0;
-    if (freed.valid()) {
-      free_s = freed.get();
-    } else {
+    double free_s = freed.valid() ? freed.get() : 0.0;
+    if (parked) {  // "after", "unpin" (the vectors), or no thread was to be had
       auto t_free = Clock::now();
-      if (parked) r1cs::free_gradually(std::move(*parked));
+      r1cs::free_gradually(std::move(*parked));
       parked.reset();
-      free_s = since(t_free);
+      free_s += since(t_free);
     }
     pa.set_abc_sink(nullptr);
     const char* verified = "n/a";
@@ -194,9 +205,10 @@ int run_prove_bench(const ProveBenchArgs& a) {
       verified = "yes";
     }
     std::printf(
-        "| %zu | %.2f | %.2f%s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %.2f | %s | %.2f |\n",
+        "| %zu | %.2f | %.2f%s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %.2f (%s) | %s | %.2f "
+        "|\n",
         a.constraints, synth, prepare, prepared, t.h_ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b_g1, t.msm_b_g2, start,
-        t.finish, total, free_s, verified, peak_rss_gib());
+        t.finish, total, free_s, free_mode.c_str(), verified, peak_rss_gib());
   }
   if (a.pseudo_params) {
     const size_t bytes =

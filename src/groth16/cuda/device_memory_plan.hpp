@@ -22,11 +22,13 @@ size_t device_memory_margin(size_t total_bytes);
 // Precomputed copies of H's bases: the number of copies (1: none) and the MSM's window then.
 struct HCopiesPlan {
   unsigned copies = 1, window_bits = 0;
+  size_t extra_bytes = 0;  // the room it takes (below)
 };
 
-// The most copies of h_points bases, at most limit (0: no limit), whose extra device memory
-// ((copies - 1) * h_points * 96 B) fits in room_bytes, with the window gpu_precompute_window_bits
-// gives for them; copies * h_points stays below 2^31 (the MSM's 31-bit pair values).
+// The most copies of h_points bases, at most limit (0: no limit), whose extra device memory fits
+// in room_bytes: (copies - 1) * h_points * 96 B, plus the buckets of their window (the one
+// gpu_precompute_window_bits gives for them) beyond those proof_working_bytes counts for a plain
+// MSM. copies * h_points stays below 2^31 (the MSM's 31-bit pair values).
 HCopiesPlan plan_h_copies(size_t h_points, unsigned limit, size_t room_bytes);
 
 }  // namespace cuzk::groth16::cuda

@@ -1065,14 +1065,20 @@ std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const A
 }
 
 unsigned gpu_precompute_window_bits(size_t n, unsigned copies) {
-  // As gpu_window_bits, with G = ceil(W / h) bucket sets to accumulate and reduce instead of W.
+  // As gpu_window_bits, with G = ceil(W / h) bucket sets to accumulate and reduce instead of W:
+  // one mixed addition per pair, and 3.5 pairs' worth of time per bucket. Fitted on the H200 to
+  // 35 MSMs (2^16-2^23 with a copy per window, 2^25 and 2^27 with 3 copies; c = 14-24): the
+  // per-bucket weight came out at 3.6. The choices it gives were each the fastest measured at
+  // 2^16, 2^20, 2^21, 2^23, 2^25 and 2^27 (the weight 8 it replaces chose slower windows there);
+  // at 2^19 it chooses 19 where 16 was 7% faster (docs/PERF.md, "Window widths of precomputed
+  // bases").
   unsigned best = 4;
   double best_cost = 0;
   for (unsigned c = 4; c <= 24; c++) {
     const unsigned w = (kScalarBits + c - 1) / c;
     const unsigned h = copies == 0 ? w : std::min(copies, w);
     const unsigned sets = (w + h - 1) / h;
-    const double cost = double(w) * double(n) + 8.0 * double(sets) * double(size_t(1) << (c - 1));
+    const double cost = double(w) * double(n) + 3.5 * double(sets) * double(size_t(1) << (c - 1));
     if (c == 4 || cost < best_cost) {
       best = c;
       best_cost = cost;

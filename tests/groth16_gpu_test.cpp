@@ -154,22 +154,28 @@ TEST_F(CudaBackendProofTest, CopiesAreDroppedWhenAnotherSetNeedsTheRoom) {
   }
 }
 
-// What prepare_assignment should lock of an assignment: a vector with at most half of its
-// entries neither 0 nor 1 goes compact (ntt::ZeroOneVector), and the arrays of its copy that
-// reach the backend's 32 MiB lock threshold are locked; any other vector is locked whole when it
-// reaches it.
-size_t expected_locked_bytes(const r1cs::ProvingAssignment& pa) {
+// What prepare_assignment should lock of an assignment with fresh compact copies: a vector with
+// at most half of its entries neither 0 nor 1 goes compact (ntt::ZeroOneVector), and the arrays
+// of its copy that reach the backend's 32 MiB lock threshold are locked whole (the others' array
+// with room for others / 16 + one chunk more, for later partitions that refill it); any other
+// vector is locked itself when it reaches the threshold.
+struct LockedBytes {
+  size_t compact = 0, whole = 0;  // compact copies' arrays; a, b, c themselves
+  size_t total() const { return compact + whole; }
+};
+LockedBytes expected_locked_bytes(const r1cs::ProvingAssignment& pa) {
   constexpr size_t kThreshold = size_t(32) << 20;
   auto lockable = [](size_t bytes) { return bytes >= kThreshold ? bytes : 0; };
-  size_t bytes = 0;
+  LockedBytes bytes;
   for (const auto* v : {&pa.a(), &pa.b(), &pa.c()}) {
     size_t others = 0;
     for (const Fr& x : *v) others += !x.is_zero() && x != Fr::one();
     if (2 * others <= v->size()) {
       const size_t chunks = (v->size() + ntt::ZeroOneVector::kChunk - 1) / ntt::ZeroOneVector::kChunk;
-      bytes += lockable(others * sizeof(Fr)) + lockable(chunks * ntt::ZeroOneVector::kWordsPerChunk * 4);
+      const size_t room = others + others / 16 + ntt::ZeroOneVector::kChunk;
+      bytes.compact += lockable(room * sizeof(Fr)) + lockable(chunks * ntt::ZeroOneVector::kWordsPerChunk * 4);
     } else {
-      bytes += lockable(v->size() * sizeof(Fr));
+      bytes.whole += lockable(v->size() * sizeof(Fr));
     }
   }
   return bytes;
@@ -197,7 +203,9 @@ TEST_F(CudaBackendProofTest, PreparedAbcUploadGivesTheStagedResult) {
     const circuits::SyntheticCircuit circuit(k.constraints, 8, profile, test::run_seed());
     auto prepared = synthesize(circuit);
     const Parameters params = pseudo_random_parameters(prepared, size_t(1) << k.log_n, test::run_seed());
-    const size_t locked = expected_locked_bytes(prepared);
+    const LockedBytes expected = expected_locked_bytes(prepared);
+    const size_t locked = expected.total();
+    gpu->trim_host_memory();  // fresh compact copies, as expected_locked_bytes counts them
     EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
     gpu->prepare_assignment(prepared);
     ASSERT_TRUE(prepared.abc_prepared()) << "32 MiB or more per vector should be prepared";
@@ -225,11 +233,17 @@ TEST_F(CudaBackendProofTest, PreparedAbcUploadGivesTheStagedResult) {
     const PendingProof got = gpu->prove_start(params, prepared, r, s);
     EXPECT_FALSE(prepared.abc_prepared());
     EXPECT_TRUE(prepared.a().empty() && prepared.b().empty() && prepared.c().empty()) << "a/b/c not released";
-    // The preparation travelled with the vectors to the sink; dropping it unlocks what it locked.
+    // The preparation travelled with the vectors to the sink; dropping it unlocks a, b, c and
+    // hands the compact copies back to the backend, still locked, until trim_host_memory.
     ASSERT_TRUE(parked.has_value() && parked->preparation != nullptr);
     EXPECT_EQ(gpu->pinned_abc_bytes(), locked) << "still locked until the sink drops the preparation";
+    EXPECT_EQ(gpu->idle_host_bytes(), 0u);
     parked->preparation.reset();
+    EXPECT_EQ(gpu->pinned_abc_bytes(), expected.compact);
+    EXPECT_EQ(gpu->idle_host_bytes(), kept) << "the compact copies are kept for the next partition";
+    gpu->trim_host_memory();
     EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
+    EXPECT_EQ(gpu->idle_host_bytes(), 0u);
     for (const auto* v : {&parked->a, &parked->b, &parked->c}) {
       unsigned flags = 0;
       EXPECT_NE(cudaHostGetFlags(&flags, const_cast<Fr*>(v->data())), cudaSuccess) << "still registered";
@@ -263,6 +277,47 @@ TEST_F(CudaBackendProofTest, PreparedAbcUploadGivesTheStagedResult) {
   auto pa = synthesize(circuits::SyntheticCircuit(1 << 10, 8, {}, 1));
   make_cpu_backend()->prepare_assignment(pa);
   EXPECT_FALSE(pa.abc_prepared());
+}
+
+// The compact copies of one partition stay locked when its a/b/c go, and the next partition's
+// preparation refills them in place (unlocking waits for the device to finish its work, which
+// stalled the proof beside it): nothing new is locked, and the proof of the second (different)
+// witness still equals its staged upload's. trim_host_memory then unlocks and frees them.
+TEST_F(CudaBackendProofTest, CompactCopiesAreRefilledForTheNextPartition) {
+  auto gpu = make_cuda_backend(0);
+  circuits::SyntheticProfile profile;
+  profile.zero_one_share = 0.55;  // a and c compact, with 45% others: 36 MB arrays, locked
+  circuits::SyntheticCircuit circuit(2500000, 8, profile, test::run_seed());
+  auto first = synthesize(circuit);
+  circuit.set_witness_seed(test::run_seed() + 1);
+  auto second = synthesize(circuit);
+  const Parameters params = pseudo_random_parameters(first, size_t(1) << 22, test::run_seed());
+  const Fr r = Fr::from_u64(31), s = Fr::from_u64(41);
+  auto staged = second;
+  const PendingProof want = gpu->prove_start(params, staged, r, s);
+
+  gpu->prepare_assignment(first);
+  ASSERT_TRUE(first.abc_prepared());
+  const size_t locked = gpu->pinned_abc_bytes(), kept = first.bytes().abc_prepared;
+  ASSERT_GT(locked, 2 * (size_t(32) << 20)) << "a's and c's others locked";
+  const PendingProof other = gpu->prove_start(params, first, r, s);  // no sink: freed in there
+  EXPECT_NE(other.l.to_affine(), want.l.to_affine()) << "the witnesses should differ";
+  EXPECT_EQ(gpu->pinned_abc_bytes(), locked) << "kept locked";
+  EXPECT_EQ(gpu->idle_host_bytes(), kept);
+
+  gpu->prepare_assignment(second);
+  ASSERT_TRUE(second.abc_prepared());
+  EXPECT_EQ(gpu->idle_host_bytes(), 0u) << "taken again";
+  EXPECT_EQ(gpu->pinned_abc_bytes(), locked) << "refilled in place: nothing new locked";
+  const PendingProof got = gpu->prove_start(params, second, r, s);
+  expect_same(got, want);
+  ASSERT_TRUE(got.b_g2.has_value() && want.b_g2.has_value());
+  EXPECT_EQ(got.b_g2->to_affine(), want.b_g2->to_affine());
+  EXPECT_EQ(gpu->pinned_abc_bytes(), locked);
+  gpu->trim_host_memory();
+  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
+  EXPECT_EQ(gpu->idle_host_bytes(), 0u);
+  gpu->release_parameters(params);
 }
 
 // prove_start from several threads at once (the backend serialises them): each proof reads its

@@ -3,6 +3,7 @@
 // entries are refused. (The device's expansion is checked against expand() in ntt_gpu_test.)
 #include "ntt/zero_one_vector.hpp"
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -80,6 +81,47 @@ TEST(ZeroOneVectorTest, RefusesVectorsWithTooManyOthers) {
   std::vector<Fr> exact(10, Fr::from_u64(5));
   exact[0] = exact[1] = exact[2] = exact[3] = exact[4] = Fr::zero();  // exactly half others
   EXPECT_TRUE(ZeroOneVector::compress(exact, 0.5).has_value());
+}
+
+// compress_into refills a vector in place: the arrays keep their addresses while their capacity
+// suffices (what a page-locked copy needs), before_fill sees the sizes first and may reserve
+// more, and a refused vector leaves it empty with its memory.
+TEST(ZeroOneVectorTest, RefillsInPlace) {
+  auto rng = test::make_rng();
+  ZeroOneVector z;
+  size_t seen_words = 0, seen_others = 0;
+  auto reserve_more = [&](size_t words, size_t others) {
+    seen_words = words;
+    seen_others = others;
+    if (others > z.others.capacity()) z.others.reserve(others + others / 4);
+    if (words > z.kinds.capacity()) z.kinds.reserve(words);
+  };
+  const auto first = mixed(70000, 0.375, 0.375, rng);
+  ASSERT_TRUE(ZeroOneVector::compress_into(first, z, 0.5, reserve_more));
+  EXPECT_EQ(seen_words, z.kinds.size());
+  EXPECT_EQ(seen_others, count_others(first));
+  EXPECT_EQ(z.expand(), first);
+  const uint32_t* kinds = z.kinds.data();
+  const Fr* others = z.others.data();
+  // Slightly more others (within the 25% reserved), and then fewer: same memory, right entries.
+  for (double p : {0.36, 0.45}) {
+    const auto next = mixed(70000, p, p, rng);
+    ASSERT_TRUE(ZeroOneVector::compress_into(next, z, 0.5, reserve_more));
+    EXPECT_EQ(z.kinds.data(), kinds);
+    EXPECT_EQ(z.others.data(), others);
+    EXPECT_EQ(z.others.size(), count_others(next));
+    EXPECT_EQ(z.expand(), next) << p;
+    const auto fresh = ZeroOneVector::compress(next, 0.5);  // the same arrays as a fresh compression
+    ASSERT_TRUE(fresh.has_value());
+    EXPECT_TRUE(std::equal(z.kinds.begin(), z.kinds.end(), fresh->kinds.begin(), fresh->kinds.end()));
+    EXPECT_EQ(z.chunk_offsets, fresh->chunk_offsets);
+    EXPECT_TRUE(std::equal(z.others.begin(), z.others.end(), fresh->others.begin(), fresh->others.end()));
+  }
+  const size_t capacity = z.others.capacity();
+  EXPECT_FALSE(ZeroOneVector::compress_into(mixed(70000, 0.1, 0.1, rng), z, 0.5));
+  EXPECT_EQ(z.size, 0u);
+  EXPECT_TRUE(z.others.empty());
+  EXPECT_EQ(z.others.capacity(), capacity);
 }
 
 }  // namespace

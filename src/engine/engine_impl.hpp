@@ -114,6 +114,10 @@ struct Engine::Impl {
   // already ended or stopped.
   bool stop_job(Job& job, const std::string& error, bool cancelled);
   void partition_ended(Partition& p);
+  // Keeps the budget charged with what the backends hold between assignments
+  // (ProverBackend::idle_host_bytes); called where that changes. trim_backends frees it.
+  void charge_idle_host_memory();
+  void trim_backends();
   void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event);
   void observe_phase(const std::string& phase, double seconds);
   void span(const std::string& track, const std::string& name, Clock::time_point a, Clock::time_point b);
@@ -129,6 +133,8 @@ struct Engine::Impl {
   PartitionQueue gpu_queue;
   PartitionQueue finalize_queue;
   std::vector<std::unique_ptr<Device>> devices;
+  std::mutex idle_charge_mutex;
+  uint64_t idle_charged = 0;  // budget bytes charged for the backends' idle host memory
 
   mutable std::mutex mutex;
   std::condition_variable job_ended;

@@ -47,6 +47,7 @@ void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device
       r1cs::free_gradually(std::move(*abc));  // the preparation (page-locks), then the memory
       abc.reset();
       budget.release(share);
+      charge_idle_host_memory();  // compact copies the backend keeps for the next partitions
       tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
     });
   });

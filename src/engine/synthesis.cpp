@@ -40,7 +40,12 @@ bool Engine::Impl::admit(Partition& p) {
         // Idle parameter sets go before work waits, and again whenever the budget changes
         // while this partition is at the head of the line; but not its own set, which it would
         // load again at once beyond the budget (submit checked that a partition and its set fit).
-        if (!budget.reserve(need, give_up, [&] { params.evict_idle_for(need, p.job->param_id); })) return false;
+        // The backends' idle copies go too.
+        auto on_pressure = [&] {
+          params.evict_idle_for(need, p.job->param_id);
+          trim_backends();
+        };
+        if (!budget.reserve(need, give_up, on_pressure)) return false;
       }
       break;
     case Policy::kSemaphoreReleaseAfterSynth:
@@ -56,6 +61,20 @@ bool Engine::Impl::admit(Partition& p) {
   }
   p.reserved = need;
   return true;
+}
+
+void Engine::Impl::charge_idle_host_memory() {
+  std::lock_guard lock(idle_charge_mutex);
+  uint64_t idle = 0;
+  for (auto& d : devices) idle += d->backend->idle_host_bytes();
+  if (idle > idle_charged) budget.force_reserve(idle - idle_charged);
+  if (idle < idle_charged) budget.release(idle_charged - idle);
+  idle_charged = idle;
+}
+
+void Engine::Impl::trim_backends() {
+  for (auto& d : devices) d->backend->trim_host_memory();
+  charge_idle_host_memory();
 }
 
 void Engine::Impl::synthesis_loop(unsigned worker) {
@@ -118,6 +137,7 @@ void Engine::Impl::synthesize_one(std::shared_ptr<Partition>& p, const std::stri
     budget.release(held - keep);
   }
   p->reserved = keep;
+  charge_idle_host_memory();  // the preparation may have taken the backend's idle copies
   move_stage(*p, Stage::kSynthDoneWaitingGpu, actual, "synth_done");
   span(track, "synthesize " + p->label, loaded, done);
   observe_phase("synthesis", seconds_between(loaded, done));

@@ -43,6 +43,12 @@ class ProverBackend {
   // the device, or being freed). The kernel can neither swap nor reclaim them. 0 on the CPU.
   virtual size_t staging_bytes() const { return 0; }
   virtual size_t pinned_abc_bytes() const { return 0; }
+  // Host bytes the backend keeps between assignments for later ones: the CUDA backend's compact
+  // a/b/c copies, kept page-locked (unlocking waits for the device to finish its work), also
+  // counted in pinned_abc_bytes. The engine charges them to its host-memory budget; trim frees
+  // them (under memory pressure). 0 and nothing on the CPU.
+  virtual size_t idle_host_bytes() const { return 0; }
+  virtual void trim_host_memory() {}
   // Whether prove_start may run on several threads at once (several GPU workers per device);
   // the engine serialises calls to a backend that says no.
   virtual bool concurrent() const { return false; }

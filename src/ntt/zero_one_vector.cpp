@@ -68,10 +68,16 @@ size_t ZeroOneVector::bytes_for(size_t n, size_t m) {
 }
 
 std::optional<ZeroOneVector> ZeroOneVector::compress(std::span<const Fr> v, double max_other_share) {
+  ZeroOneVector out;
+  if (!compress_into(v, out, max_other_share)) return std::nullopt;
+  return out;
+}
+
+bool ZeroOneVector::compress_into(std::span<const Fr> v, ZeroOneVector& out, double max_other_share,
+                                  const std::function<void(size_t kind_words, size_t others)>& before_fill) {
   if (v.size() > UINT32_MAX) {
     throw std::invalid_argument("ZeroOneVector: " + std::to_string(v.size()) + " entries exceed 2^32 - 1");
   }
-  ZeroOneVector out;
   out.size = v.size();
   const size_t chunks = out.chunks();
   // Pass 1: the others in each chunk (and so every chunk's offset), before anything is written.
@@ -86,7 +92,14 @@ std::optional<ZeroOneVector> ZeroOneVector::compress(std::span<const Fr> v, doub
   });
   for (size_t k = 0; k < chunks; k++) out.chunk_offsets[k + 1] += out.chunk_offsets[k];
   const size_t m = out.chunk_offsets[chunks];
-  if (double(m) > max_other_share * double(v.size())) return std::nullopt;
+  if (double(m) > max_other_share * double(v.size())) {
+    out.size = 0;
+    std::vector<uint32_t>().swap(out.chunk_offsets);  // small: freed; the large arrays keep their memory
+    out.kinds.clear();
+    out.others.clear();
+    return false;
+  }
+  if (before_fill) before_fill(chunks * kWordsPerChunk, m);
   // Pass 2: kinds and others, each chunk into its own words and its own run of others. Every
   // word and every other entry is written here, so neither array is zero-filled first (a serial
   // fill of ~1 GB at 2^27). The others of a chunk are gathered with unconditional stores into a
@@ -112,7 +125,7 @@ std::optional<ZeroOneVector> ZeroOneVector::compress(std::span<const Fr> v, doub
       std::copy_n(gathered.begin(), count, out.others.begin() + out.chunk_offsets[k]);
     }
   });
-  return out;
+  return true;
 }
 
 std::vector<Fr> ZeroOneVector::expand() const {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -78,6 +79,13 @@ struct ZeroOneVector {
   // neither 0 nor 1 (then the form would save little). Parallel (oneTBB) over chunks.
   // Throws std::invalid_argument above 2^32 - 1 entries.
   static std::optional<ZeroOneVector> compress(std::span<const Fr> v, double max_other_share = 0.5);
+  // The same into out, whose arrays keep their memory where their capacity suffices (a vector
+  // page-locked once is refilled in place: the CUDA backend reuses its compact copies). False,
+  // with out emptied (kinds and others keep their capacity), when the vector has too many others. before_fill, when
+  // given, runs once the sizes are known and before the arrays are resized: kinds gets kind_words words and others
+  // `others` entries (it may reserve more room, e.g. after unlocking the old arrays).
+  static bool compress_into(std::span<const Fr> v, ZeroOneVector& out, double max_other_share = 0.5,
+                            const std::function<void(size_t kind_words, size_t others)>& before_fill = {});
 
   // The entries again (the host reference for the device's expansion; tests use it).
   std::vector<Fr> expand() const;

@@ -195,18 +195,116 @@ class PieceLocks {
   std::shared_ptr<std::atomic<size_t>> counter_;  // bytes of live pieces, counted piece by piece
 };
 
+// Compact copies of a, b and c (ntt::ZeroOneVector), page-locked once and refilled by later
+// preparations. cudaHostUnregister waits until the device has finished its work: beside a 2^27
+// proof one unregistration blocked ~640 ms (until H's MSM ended) and the proof took 0.04 s longer
+// (docs/PERF.md, "Unlocking a/b/c beside the proof"). So a preparation's copies come back here,
+// still locked, when the deallocation thread drops them, and the next preparation of the same
+// vector (a, b or c: their shapes differ) refills them in place. Idle copies are page-locked
+// host memory: at most kIdlePerVector of each are kept (more are unlocked and freed), idle_bytes
+// says how much they hold (the engine charges it to its host-memory budget) and trim() frees them.
+class CompactCopies {
+ public:
+  struct Copy {
+    ntt::ZeroOneVector vector;
+    std::unique_ptr<PieceLocks> locks;  // on the arrays' whole capacity
+  };
+  static constexpr size_t kIdlePerVector = 2;
+
+  explicit CompactCopies(std::shared_ptr<std::atomic<size_t>> counter) : counter_(std::move(counter)) {}
+
+  // An idle copy of vector `which` (0 a, 1 b, 2 c), or a new empty one.
+  Copy take(int which) {
+    std::lock_guard lock(mutex_);
+    auto& idle = idle_[which];
+    if (idle.empty()) return {{}, std::make_unique<PieceLocks>(counter_)};
+    Copy copy = std::move(idle.back());
+    idle.pop_back();
+    idle_bytes_ -= copy.vector.bytes();
+    return copy;
+  }
+  // Keeps the copy for a later take, unless kIdlePerVector are idle already.
+  void give_back(int which, Copy&& copy) {
+    Copy dropped;  // unlocked and freed outside the lock
+    {
+      std::lock_guard lock(mutex_);
+      auto& idle = idle_[which];
+      if (idle.size() < kIdlePerVector) {
+        idle_bytes_ += copy.vector.bytes();
+        idle.push_back(std::move(copy));
+        return;
+      }
+      dropped = std::move(copy);
+    }
+    dropped.locks.reset();  // before the arrays go
+  }
+  size_t idle_bytes() const { return idle_bytes_.load(); }
+  void trim() {
+    std::vector<Copy> dropped;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto& idle : idle_) {
+        for (auto& copy : idle) dropped.push_back(std::move(copy));
+        idle.clear();
+      }
+      idle_bytes_ = 0;
+    }
+    for (auto& copy : dropped) copy.locks.reset();
+  }
+
+  // Fills copy with the compact form of v (false when v is not mostly 0/1), reusing its locked
+  // arrays when they are large enough; larger arrays get room for a few percent more others than
+  // this vector has (partitions of one circuit differ a little), and are locked once filled.
+  bool fill(Copy& copy, std::span<const Fr> v) {
+    ntt::ZeroOneVector& z = copy.vector;
+    const bool compact = ntt::ZeroOneVector::compress_into(v, z, 0.5, [&](size_t words, size_t others) {
+      if (words <= z.kinds.capacity() && others <= z.others.capacity()) return;
+      copy.locks = std::make_unique<PieceLocks>(counter_);  // unlocks the old arrays, then they go
+      ntt::LargeArray<uint32_t>().swap(z.kinds);
+      ntt::LargeArray<Fr>().swap(z.others);
+      z.kinds.reserve(words);
+      z.others.reserve(others + others / 16 + ntt::ZeroOneVector::kChunk);
+    });
+    if (compact) {
+      if (!copy.locks->locked(z.kinds.data())) copy.locks->lock(z.kinds.data(), z.kinds.capacity() * sizeof(uint32_t));
+      if (!copy.locks->locked(z.others.data())) copy.locks->lock(z.others.data(), z.others.capacity() * sizeof(Fr));
+    }
+    return compact;
+  }
+
+ private:
+  std::shared_ptr<std::atomic<size_t>> counter_;
+  mutable std::mutex mutex_;
+  std::vector<Copy> idle_[3];
+  std::atomic<size_t> idle_bytes_{0};
+};
+
 // What prepare_assignment makes of an assignment's a, b and c, on the synthesis thread: for each
-// vector that is mostly 0s and 1s its compact copy (ntt::ZeroOneVector; the PoRep profile's b
-// is all 0/1, a and c 75%), so that the first upload lands in ~1 ms instead of ~78 ms at 2^27
-// and a sixth of the bytes are page-locked; the other vectors' own memory is page-locked. The
-// locks go first (declared last), then the copies.
+// vector that is mostly 0s and 1s its compact copy (the PoRep profile's b is all 0/1, a and c
+// 75%), so that the first upload lands in ~1 ms instead of ~78 ms at 2^27 and a sixth of the
+// bytes are page-locked; the other vectors' own memory is page-locked. When it goes, its
+// compact copies go back to the CompactCopies they came from (still locked), and the other
+// vectors' locks are released.
 class PreparedAbc final : public r1cs::AbcPreparation {
  public:
-  explicit PreparedAbc(std::shared_ptr<std::atomic<size_t>> counter) : locks(std::move(counter)) {}
+  PreparedAbc(std::shared_ptr<std::atomic<size_t>> counter, std::shared_ptr<CompactCopies> copies)
+      : copies_(std::move(copies)), locks(std::move(counter)) {}
+  ~PreparedAbc() override {
+    for (int i = 0; i < 3; i++) {
+      if (compact[i]) copies_->give_back(i, std::move(*compact[i]));
+    }
+  }
   size_t host_bytes() const override {
     size_t bytes = 0;
-    for (const auto& v : compact) bytes += v ? v->bytes() : 0;
+    for (const auto& c : compact) bytes += c ? c->vector.bytes() : 0;
     return bytes;
+  }
+  // Whether p starts a range locked whole (a compact copy's array, or a vector's own memory).
+  bool locked(const void* p) const {
+    for (const auto& c : compact) {
+      if (c && c->locks->locked(p)) return true;
+    }
+    return locks.locked(p);
   }
   // Whether this was made from these vectors (prove_start checks before it trusts the copies).
   bool made_from(const r1cs::ProvingAssignment& pa) const {
@@ -217,9 +315,10 @@ class PreparedAbc final : public r1cs::AbcPreparation {
     return true;
   }
 
-  std::pair<const Fr*, size_t> source[3];        // a, b, c as they were prepared
-  std::optional<ntt::ZeroOneVector> compact[3];  // a, b, c's compact copies, where they pay
-  PieceLocks locks;                              // on the copies' arrays, or on a, b, c
+  std::shared_ptr<CompactCopies> copies_;
+  std::pair<const Fr*, size_t> source[3];         // a, b, c as they were prepared
+  std::optional<CompactCopies::Copy> compact[3];  // a, b, c's compact copies, where they pay
+  PieceLocks locks;                               // on a, b, c themselves where not compact
 };
 
 // One parameter set's host vectors pinned for the lifetime of this object.
@@ -308,7 +407,7 @@ class CudaBackend final : public ProverBackend {
     Fr* targets[3] = {a, b, c};
     bool dma_from_locked = false;  // then a/b/c's memory is read until the uploads land
     auto upload = [&](void* to, const void* from, size_t bytes) {
-      if (prepared && prepared->locks.locked(from)) {  // one DMA per locked piece
+      if (prepared && prepared->locked(from)) {  // one DMA per locked piece
         dma_from_locked = true;
         const auto* src = static_cast<const char*>(from);
         auto* dst = static_cast<char*>(to);
@@ -324,9 +423,10 @@ class CudaBackend final : public ProverBackend {
     size_t compact_bytes = 0;
     auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
     for (int i = 0; prepared && i < 3; i++) {
-      if (const auto& v = prepared->compact[i]) {
-        compact_bytes += aligned(v->kinds.size() * 4) + aligned(v->chunk_offsets.size() * 4) +
-                         aligned(v->others.size() * sizeof(Fr));
+      if (const auto& copy = prepared->compact[i]) {
+        const ntt::ZeroOneVector& v = copy->vector;
+        compact_bytes +=
+            aligned(v.kinds.size() * 4) + aligned(v.chunk_offsets.size() * 4) + aligned(v.others.size() * sizeof(Fr));
       }
     }
     auto* compact_area = compact_bytes ? compact_device(compact_bytes) : nullptr;
@@ -337,7 +437,7 @@ class CudaBackend final : public ProverBackend {
         const int i = kOrder[step];
         const std::vector<Fr>& src = *sources[i];
         if (prepared && prepared->compact[i]) {
-          const ntt::ZeroOneVector& v = *prepared->compact[i];
+          const ntt::ZeroOneVector& v = prepared->compact[i]->vector;
           auto* kinds = reinterpret_cast<uint32_t*>(compact_area);
           compact_area += aligned(v.kinds.size() * 4);
           auto* offsets = reinterpret_cast<uint32_t*>(compact_area);
@@ -420,15 +520,15 @@ class CudaBackend final : public ProverBackend {
       return;
     }
     try {
-      auto prepared = std::make_shared<PreparedAbc>(pinned_abc_bytes_);
+      auto prepared = std::make_shared<PreparedAbc>(pinned_abc_bytes_, compact_copies_);
       const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
       for (int i = 0; i < 3; i++) {
         prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
-        prepared->compact[i] = ntt::ZeroOneVector::compress(*vectors[i]);
-        if (const auto& v = prepared->compact[i]) {
-          prepared->locks.lock(v->kinds.data(), v->kinds.size() * sizeof(uint32_t));
-          prepared->locks.lock(v->others.data(), v->others.size() * sizeof(Fr));
+        CompactCopies::Copy copy = compact_copies_->take(i);
+        if (compact_copies_->fill(copy, *vectors[i])) {
+          prepared->compact[i] = std::move(copy);
         } else {
+          compact_copies_->give_back(i, std::move(copy));  // emptied, its memory kept for later
           prepared->locks.lock(vectors[i]->data(), vectors[i]->size() * sizeof(Fr));
         }
       }
@@ -461,6 +561,8 @@ class CudaBackend final : public ProverBackend {
   size_t resident_bytes() const override { return resident_total_.load(); }
   size_t staging_bytes() const override { return pool_.bytes(); }
   size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }
+  size_t idle_host_bytes() const override { return compact_copies_->idle_bytes(); }
+  void trim_host_memory() override { compact_copies_->trim(); }
 
  private:
   static unsigned log_domain(size_t m) {
@@ -645,6 +747,8 @@ class CudaBackend final : public ProverBackend {
   std::atomic<size_t> resident_total_{0};  // device bytes of resident_, kept under mutex_
   // Bytes of a/b/c locked by prepare_assignment and not yet unlocked.
   std::shared_ptr<std::atomic<size_t>> pinned_abc_bytes_ = std::make_shared<std::atomic<size_t>>(0);
+  // Compact a/b/c copies between partitions (kept locked; shared with the preparations that hold them).
+  std::shared_ptr<CompactCopies> compact_copies_ = std::make_shared<CompactCopies>(pinned_abc_bytes_);
   cudaStream_t stream_ = nullptr;
   cudaStream_t upload_stream_ = nullptr;  // a/b/c uploads, overlapping the NTTs on stream_
   cudaEvent_t uploaded_[3] = {};          // a, b, c landed on the device

@@ -18,6 +18,9 @@ double gib(int64_t b) { return double(b) / double(int64_t(1) << 30); }
 
 struct Row {
   double seconds_per_job = 0, busy = 0, peak_rss = 0, peak_tracked = 0, peak_budget_used = 0, budget = 0;
+  // Once every job has ended: the budget's use beyond the parameter sets' host bytes, and the
+  // page-locked a/b/c bytes (both 0 when the engine holds nothing for later partitions).
+  double idle_budget_beyond_params = 0, idle_pinned_abc = 0;
   int64_t peak_waiting = 0;
   unsigned failed = 0;
 };
@@ -63,6 +66,8 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   row.peak_budget_used = gib(s.buffers.peak_budget_used);
   row.budget = gib(s.buffers.budget_total);
   row.peak_waiting = s.buffers.peak_waiting_gpu;
+  row.idle_budget_beyond_params = gib(s.buffers.budget_used) - gib(s.buffers.srs_host_bytes);
+  row.idle_pinned_abc = gib(s.buffers.abc_pinned_bytes);
   return row;
 }
 
@@ -82,7 +87,8 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
       a.backend.c_str(), a.jobs, a.partitions, a.constraints);
   std::printf(
       "| policy | synth workers | s/job | prover busy | peak RSS GiB | peak tracked GiB | peak waiting partitions | "
-      "peak budget used GiB | budget GiB | failed |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "peak budget used GiB | budget GiB | failed | after: budget beyond parameters GiB | after: locked a/b/c GiB "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (auto policy : policies) {
     for (unsigned w : a.workers) {
@@ -97,9 +103,10 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
         }
       }
       const Row r = run_one(a, policy, w, timeline);
-      std::printf("| %s | %u | %.2f | %.0f%% | %.3f | %.3f | %lld | %.3f | %.3f | %u |\n",
+      std::printf("| %s | %u | %.2f | %.0f%% | %.3f | %.3f | %lld | %.3f | %.3f | %u | %.3f | %.3f |\n",
                   std::string(engine::policy_name(policy)).c_str(), w, r.seconds_per_job, 100 * r.busy, r.peak_rss,
-                  r.peak_tracked, (long long)r.peak_waiting, r.peak_budget_used, r.budget, r.failed);
+                  r.peak_tracked, (long long)r.peak_waiting, r.peak_budget_used, r.budget, r.failed,
+                  r.idle_budget_beyond_params, r.idle_pinned_abc);
       std::fflush(stdout);
       if (r.failed) rc = 1;
     }

@@ -490,9 +490,19 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
 
 void Engine::Impl::partition_ended(Partition& p) {
   Job& job = *p.job;
+  bool last_job = false;
+  {
+    std::lock_guard lock(mutex);
+    job.ended_partitions++;
+    if (job.ended_partitions < job.proofs.size()) return;
+    last_job = std::none_of(jobs.begin(), jobs.end(),
+                            [&](const auto& j) { return j.second.get() != &job && !ended(j.second->state); });
+  }
+  // The engine is about to be idle: what the backends keep for later partitions goes first (the
+  // device is idle, so unlocking it stalls no proof; the next job makes it again), so that an
+  // idle engine holds nothing but resident parameters.
+  if (last_job) trim_backends();
   std::lock_guard lock(mutex);
-  job.ended_partitions++;
-  if (job.ended_partitions < job.proofs.size()) return;
   job.timings.total = seconds_between(job.submitted, Clock::now());
   if (job.cancel_requested) {
     job.state = JobState::kCancelled;

@@ -86,11 +86,12 @@ int main(int argc, char** argv) {
                         "cuda: precomputed copies of H's bases (0: as many as device memory allows, 1: none, k: at "
                         "most k)");
   prove_cmd
-      ->add_option("--free", prove.free_modes,
-                   "how a/b/c are freed once prove_start releases them, one mode per rep in turn: gradual (beside "
-                   "the proof, in steps, as the engine does), whole (beside the proof, one unmap per vector), unpin "
-                   "(only the page-locks and compact copies beside the proof, the vectors after it) or after (once "
-                   "prove_finish has returned: the prover's time without that interference)")
+      ->add_option(
+          "--free", prove.free_modes,
+          "how a/b/c are freed once prove_start releases them, one mode per rep in turn: gradual (beside "
+          "the proof, in steps, as the engine does), whole (beside the proof, one unmap per vector), unpin "
+          "(only the preparation beside the proof: a/b/c's own page-locks; the vectors after it) or after (once "
+          "prove_finish has returned: the prover's time without that interference)")
       ->delimiter(',')
       ->check(CLI::IsMember({"gradual", "whole", "unpin", "after"}))
       ->capture_default_str();

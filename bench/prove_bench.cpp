@@ -148,9 +148,9 @@ int run_prove_bench(const ProveBenchArgs& a) {
     // page-lock's release and the unmapping take a while, and they share the driver and the
     // memory system with the prover); the free is timed. For comparison: "whole" frees each
     // vector in one call (one unmap, which holds the address-space lock throughout); "unpin"
-    // drops only the preparation (its page-locks, the compact copies) beside the proof and frees
-    // the vectors after it; "after" waits until prove_finish has returned (the prover's time
-    // alone).
+    // drops only the preparation beside the proof (a/b/c's own page-locks; the CUDA backend
+    // keeps the compact copies locked for the next rep) and frees the vectors after it; "after"
+    // waits until prove_finish has returned (the prover's time alone).
     const std::string& free_mode = a.free_modes[rep % a.free_modes.size()];
     pa.set_abc_sink([&](r1cs::ReleasedAbc&& abc) {
       parked = std::make_shared<r1cs::ReleasedAbc>(std::move(abc));
@@ -176,7 +176,8 @@ int run_prove_bench(const ProveBenchArgs& a) {
       }
     });
     // As the engine's synthesis workers do: the backend may compact and page-lock a/b/c for
-    // its upload.
+    // its upload (the CUDA backend's first rep makes and locks the compact copies, later reps
+    // refill them).
     auto t_prepare = Clock::now();
     backend->prepare_assignment(pa);
     const double prepare = since(t_prepare);

@@ -476,6 +476,7 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
     try {
       p->assignment.reset();  // the large free, here on the deallocation thread
       p->params.reset();
+      charge_idle_host_memory();  // a dropped partition's compact copies went back to its backend
       if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
       if (p->in_tracker) {
         tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);

@@ -118,6 +118,8 @@ struct Engine::Impl {
   // (ProverBackend::idle_host_bytes); called where that changes. trim_backends frees it.
   void charge_idle_host_memory();
   void trim_backends();
+  // trim_backends, when what it frees would let `need` bytes fit in the budget.
+  void trim_backends_if_that_fits(uint64_t need);
   void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event);
   void observe_phase(const std::string& phase, double seconds);
   void span(const std::string& track, const std::string& name, Clock::time_point a, Clock::time_point b);

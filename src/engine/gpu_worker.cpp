@@ -46,8 +46,10 @@ void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device
                    label = raw->label]() mutable {
       r1cs::free_gradually(std::move(*abc));  // the preparation (page-locks), then the memory
       abc.reset();
+      // The compact copies the backend keeps for the next partitions are charged before the
+      // share that counted them goes (counted twice for a moment, never missed).
+      charge_idle_host_memory();
       budget.release(share);
-      charge_idle_host_memory();  // compact copies the backend keeps for the next partitions
       tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
     });
   });

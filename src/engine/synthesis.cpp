@@ -40,10 +40,11 @@ bool Engine::Impl::admit(Partition& p) {
         // Idle parameter sets go before work waits, and again whenever the budget changes
         // while this partition is at the head of the line; but not its own set, which it would
         // load again at once beyond the budget (submit checked that a partition and its set fit).
-        // The backends' idle copies go too.
+        // The backends' idle copies go too, when that lets the partition in (their unlock
+        // waits for the device, and the next partitions would make them again).
         auto on_pressure = [&] {
           params.evict_idle_for(need, p.job->param_id);
-          trim_backends();
+          trim_backends_if_that_fits(need);
         };
         if (!budget.reserve(need, give_up, on_pressure)) return false;
       }
@@ -75,6 +76,16 @@ void Engine::Impl::charge_idle_host_memory() {
 void Engine::Impl::trim_backends() {
   for (auto& d : devices) d->backend->trim_host_memory();
   charge_idle_host_memory();
+}
+
+void Engine::Impl::trim_backends_if_that_fits(uint64_t need) {
+  uint64_t idle = 0;
+  {
+    std::lock_guard lock(idle_charge_mutex);
+    idle = idle_charged;
+  }
+  const uint64_t used = budget.used();
+  if (idle > 0 && used - std::min(used, idle) + need <= budget.total()) trim_backends();
 }
 
 void Engine::Impl::synthesis_loop(unsigned worker) {

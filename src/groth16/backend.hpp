@@ -26,8 +26,9 @@ class ProverBackend {
   // synthesized it (off the GPU worker's path). The CUDA backend keeps a compact copy of each of
   // a, b and c that is mostly 0s and 1s, and page-locks the copies (or, for a vector that is not,
   // its own memory) so that prove_start uploads them by DMA (ProvingAssignment::
-  // set_abc_preparation); all of it goes with release_abc. Optional and best effort: prove_start
-  // works either way, and a refused lock is not an error.
+  // set_abc_preparation), which goes with release_abc: a, b, c are unlocked, and the compact
+  // copies go back to the backend, still locked, for the next assignment (idle_host_bytes).
+  // Optional and best effort: prove_start works either way, and a refused lock is not an error.
   virtual void prepare_assignment(r1cs::ProvingAssignment& assignment) {}
   // Makes the parameters ready for proving ahead of the first prove_start (the CUDA backend
   // pins their host memory, uploads the bases and makes H's precomputed copies); prove_start
@@ -40,7 +41,8 @@ class ProverBackend {
   virtual size_t resident_bytes() const { return 0; }
   // Page-locked host bytes: the staging buffers uploads go through, and a/b/c (or their compact
   // copies) locked by prepare_assignment and not yet unlocked (in assignments waiting for or on
-  // the device, or being freed). The kernel can neither swap nor reclaim them. 0 on the CPU.
+  // the device, being freed, or kept idle for the next ones). The kernel can neither swap nor
+  // reclaim them. 0 on the CPU.
   virtual size_t staging_bytes() const { return 0; }
   virtual size_t pinned_abc_bytes() const { return 0; }
   // Host bytes the backend keeps between assignments for later ones: the CUDA backend's compact

@@ -207,36 +207,44 @@ class CompactCopies {
  public:
   struct Copy {
     ntt::ZeroOneVector vector;
-    std::unique_ptr<PieceLocks> locks;  // on the arrays' whole capacity
+    // On each array's whole capacity; declared last, so that they go first.
+    std::unique_ptr<PieceLocks> kinds_lock, others_lock;
+    Copy() = default;
+    Copy(Copy&&) = default;
+    // Assigning over a copy would free its arrays before their locks go.
+    Copy& operator=(Copy&&) = delete;
   };
   static constexpr size_t kIdlePerVector = 2;
 
-  explicit CompactCopies(std::shared_ptr<std::atomic<size_t>> counter) : counter_(std::move(counter)) {}
+  explicit CompactCopies(std::shared_ptr<std::atomic<size_t>> counter) : counter_(std::move(counter)) {
+    for (auto& idle : idle_) idle.reserve(kIdlePerVector);  // give_back does not allocate
+  }
 
   // An idle copy of vector `which` (0 a, 1 b, 2 c), or a new empty one.
   Copy take(int which) {
     std::lock_guard lock(mutex_);
     auto& idle = idle_[which];
-    if (idle.empty()) return {{}, std::make_unique<PieceLocks>(counter_)};
-    Copy copy = std::move(idle.back());
+    if (idle.empty()) return Copy();
+    Copy copy(std::move(idle.back()));
     idle.pop_back();
     idle_bytes_ -= copy.vector.bytes();
     return copy;
   }
-  // Keeps the copy for a later take, unless kIdlePerVector are idle already.
+  // Keeps the copy for a later take, unless kIdlePerVector are idle already (then it is unlocked
+  // and freed here).
   void give_back(int which, Copy&& copy) {
-    Copy dropped;  // unlocked and freed outside the lock
+    std::optional<Copy> dropped;  // unlocked and freed outside the lock
     {
       std::lock_guard lock(mutex_);
       auto& idle = idle_[which];
       if (idle.size() < kIdlePerVector) {
-        idle_bytes_ += copy.vector.bytes();
+        const size_t bytes = copy.vector.bytes();
         idle.push_back(std::move(copy));
+        idle_bytes_ += bytes;
         return;
       }
-      dropped = std::move(copy);
+      dropped.emplace(std::move(copy));
     }
-    dropped.locks.reset();  // before the arrays go
   }
   size_t idle_bytes() const { return idle_bytes_.load(); }
   void trim() {
@@ -249,30 +257,41 @@ class CompactCopies {
       }
       idle_bytes_ = 0;
     }
-    for (auto& copy : dropped) copy.locks.reset();
   }
 
   // Fills copy with the compact form of v (false when v is not mostly 0/1), reusing its locked
-  // arrays when they are large enough; larger arrays get room for a few percent more others than
-  // this vector has (partitions of one circuit differ a little), and are locked once filled.
+  // arrays when they are large enough; an array that is not is unlocked and replaced (others with
+  // room for others / 16 + one chunk more than this vector has: partitions of one circuit differ
+  // a little), and locked once filled.
   bool fill(Copy& copy, std::span<const Fr> v) {
     ntt::ZeroOneVector& z = copy.vector;
     const bool compact = ntt::ZeroOneVector::compress_into(v, z, 0.5, [&](size_t words, size_t others) {
-      if (words <= z.kinds.capacity() && others <= z.others.capacity()) return;
-      copy.locks = std::make_unique<PieceLocks>(counter_);  // unlocks the old arrays, then they go
-      ntt::LargeArray<uint32_t>().swap(z.kinds);
-      ntt::LargeArray<Fr>().swap(z.others);
-      z.kinds.reserve(words);
-      z.others.reserve(others + others / 16 + ntt::ZeroOneVector::kChunk);
+      if (words > z.kinds.capacity()) {
+        copy.kinds_lock.reset();  // unlocked before the array goes
+        ntt::LargeArray<uint32_t>().swap(z.kinds);
+        z.kinds.reserve(words);
+      }
+      if (others > z.others.capacity()) {
+        copy.others_lock.reset();
+        ntt::LargeArray<Fr>().swap(z.others);
+        z.others.reserve(others + others / 16 + ntt::ZeroOneVector::kChunk);
+      }
     });
     if (compact) {
-      if (!copy.locks->locked(z.kinds.data())) copy.locks->lock(z.kinds.data(), z.kinds.capacity() * sizeof(uint32_t));
-      if (!copy.locks->locked(z.others.data())) copy.locks->lock(z.others.data(), z.others.capacity() * sizeof(Fr));
+      lock(copy.kinds_lock, z.kinds.data(), z.kinds.capacity() * sizeof(uint32_t));
+      lock(copy.others_lock, z.others.data(), z.others.capacity() * sizeof(Fr));
     }
     return compact;
   }
 
  private:
+  // Locks [p, p + bytes) into held unless it holds that range already.
+  void lock(std::unique_ptr<PieceLocks>& held, const void* p, size_t bytes) {
+    if (held && held->locked(p)) return;
+    held = std::make_unique<PieceLocks>(counter_);
+    held->lock(p, bytes);
+  }
+
   std::shared_ptr<std::atomic<size_t>> counter_;
   mutable std::mutex mutex_;
   std::vector<Copy> idle_[3];
@@ -302,7 +321,9 @@ class PreparedAbc final : public r1cs::AbcPreparation {
   // Whether p starts a range locked whole (a compact copy's array, or a vector's own memory).
   bool locked(const void* p) const {
     for (const auto& c : compact) {
-      if (c && c->locks->locked(p)) return true;
+      if (c && ((c->kinds_lock && c->kinds_lock->locked(p)) || (c->others_lock && c->others_lock->locked(p)))) {
+        return true;
+      }
     }
     return locks.locked(p);
   }
@@ -484,7 +505,8 @@ class CudaBackend final : public ProverBackend {
       throw;
     }
     // The assignment's reference must be the last: release_abc hands the preparation to the
-    // sink (the deallocation thread), whose drop unlocks the memory before it is freed.
+    // sink (the deallocation thread), whose drop unlocks a/b/c before they are freed and hands
+    // the compact copies back to compact_copies_, still locked.
     prepared.reset();
     pa.release_abc();
     domain.synchronize();
@@ -526,7 +548,7 @@ class CudaBackend final : public ProverBackend {
         prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
         CompactCopies::Copy copy = compact_copies_->take(i);
         if (compact_copies_->fill(copy, *vectors[i])) {
-          prepared->compact[i] = std::move(copy);
+          prepared->compact[i].emplace(std::move(copy));
         } else {
           compact_copies_->give_back(i, std::move(copy));  // emptied, its memory kept for later
           prepared->locks.lock(vectors[i]->data(), vectors[i]->size() * sizeof(Fr));

@@ -1,7 +1,7 @@
 // The pipelined engine on the CPU backend: jobs prove and verify; every counter and
 // reservation returns to zero after mixed runs with failures and cancellations; the budget
 // is never exceeded; ordering by priority and age; oversized jobs are rejected; freed buffers
-// leave the process.
+// leave the process; memory a backend keeps between partitions is charged, reused and freed.
 #include "engine/engine.hpp"
 
 #include <algorithm>
@@ -535,6 +535,106 @@ TEST(HostMemoryTest, FreeGraduallyDropsThePreparationFirstAndReturnsThePages) {
   EXPECT_TRUE(abc.a.empty() && abc.b.empty() && abc.c.empty() && !abc.preparation);
   const int64_t after = process_rss_bytes();
   EXPECT_LT(after - before, int64_t(16) << 20) << "RSS before " << before << ", held " << held << ", after " << after;
+}
+
+// A CPU backend that keeps host memory between assignments, as the CUDA backend keeps its
+// compact a/b/c copies: a preparation takes what is idle (or makes `copy_bytes` anew), reports it
+// as its host bytes, and gives it back when the assignment lets go of it; trim frees it.
+struct KeptMemory {
+  std::mutex mutex;
+  uint64_t copy_bytes = 0, idle = 0;
+  unsigned made = 0, reused = 0, trims = 0;
+};
+class KeepingBackend final : public groth16::ProverBackend {
+ public:
+  explicit KeepingBackend(std::shared_ptr<KeptMemory> kept) : kept_(std::move(kept)) {}
+  std::string name() const override { return "keeping-cpu"; }
+  groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
+                                    const Fr& s, groth16::ProveTimings* t) override {
+    return cpu_->prove_start(params, pa, r, s, t);
+  }
+  void prepare_assignment(r1cs::ProvingAssignment& pa) override {
+    {
+      std::lock_guard lock(kept_->mutex);
+      if (kept_->idle >= kept_->copy_bytes) {
+        kept_->idle -= kept_->copy_bytes;
+        kept_->reused++;
+      } else {
+        kept_->made++;
+      }
+    }
+    pa.set_abc_preparation(std::make_shared<Copy>(kept_));
+  }
+  size_t idle_host_bytes() const override {
+    std::lock_guard lock(kept_->mutex);
+    return kept_->idle;
+  }
+  void trim_host_memory() override {
+    std::lock_guard lock(kept_->mutex);
+    kept_->idle = 0;
+    kept_->trims++;
+  }
+
+ private:
+  struct Copy final : r1cs::AbcPreparation {
+    explicit Copy(std::shared_ptr<KeptMemory> k) : kept(std::move(k)) {}
+    ~Copy() override {
+      std::lock_guard lock(kept->mutex);
+      kept->idle += kept->copy_bytes;
+    }
+    size_t host_bytes() const override { return kept->copy_bytes; }
+    std::shared_ptr<KeptMemory> kept;
+  };
+  std::shared_ptr<KeptMemory> kept_;
+  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
+};
+
+EngineConfig keeping_config(const std::string& cache, std::shared_ptr<KeptMemory> kept) {
+  auto cfg = small_config(cache);
+  cfg.make_backend = [kept] { return std::make_unique<KeepingBackend>(kept); };
+  return cfg;
+}
+
+// What the backend keeps between partitions is charged to the budget (which never holds more
+// than its total), reused by later partitions, and freed when the last job ends: the idle
+// engine holds nothing but its parameters.
+TEST(EngineTest, MemoryTheBackendKeepsIsChargedAndFreedWhenIdle) {
+  TempDir dir;
+  auto kept = std::make_shared<KeptMemory>();
+  kept->copy_bytes = uint64_t(8) << 20;
+  Engine engine(keeping_config(dir.str(), kept));
+  std::vector<std::string> ids;
+  for (uint64_t j = 0; j < 3; j++) ids.push_back(engine.submit(synthetic_job(1 << 12, 4, 0, 1)));
+  for (const auto& id : ids) EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
+  const auto s = engine.snapshot();
+  EXPECT_LE(s.buffers.peak_budget_used, s.buffers.budget_total);
+  std::lock_guard lock(kept->mutex);
+  EXPECT_EQ(kept->made + kept->reused, 12u);
+  EXPECT_GT(kept->reused, 0u) << "later partitions take what earlier ones gave back";
+  EXPECT_GE(kept->trims, 1u);
+  EXPECT_EQ(kept->idle, 0u);
+  expect_idle(engine);
+}
+
+// When a waiting partition does not fit only because of what the backend keeps, that memory is
+// freed to let it in (else this job would wait forever: the kept copy fills the budget).
+TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
+  TempDir dir;
+  auto kept = std::make_shared<KeptMemory>();
+  auto cfg = keeping_config(dir.str(), kept);
+  cfg.synthesis_workers = 1;
+  kept->copy_bytes = cfg.budget_bytes - (uint64_t(1) << 20);  // with a partition: beyond the total
+  Engine engine(cfg);
+  const auto id = engine.submit(synthetic_job(1 << 12, 2, 0, 2));
+  const auto r = engine.await(id, 60s);
+  ASSERT_TRUE(r.has_value()) << "the second partition never got in";
+  EXPECT_EQ(r->state, JobState::kSucceeded);
+  {
+    std::lock_guard lock(kept->mutex);
+    EXPECT_EQ(kept->made, 2u) << "trimmed for the second partition, which made its own";
+    EXPECT_GE(kept->trims, 2u) << "under pressure, then when the job ended";
+  }
+  expect_idle(engine);
 }
 
 TEST(EngineTest, ShutdownWaitsOrCancels) {

@@ -4,10 +4,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace cuzk::groth16 {
+class ProverBackend;
+}
 
 namespace cuzk::engine {
 
@@ -35,6 +41,9 @@ struct EngineConfig {
   // 0 = auto: from the cores and the budget (see resolved_synthesis_workers).
   unsigned synthesis_workers = 0;
   BackendKind backend = BackendKind::kAuto;
+  // When set, the engine's one device is the backend this makes, instead of `backend` and
+  // `devices` (tests; embedders with a backend of their own).
+  std::function<std::unique_ptr<groth16::ProverBackend>()> make_backend;
   std::vector<int> devices;  // CUDA devices to use; empty = all visible
   unsigned gpu_workers_per_device = 1;
   // Precomputed copies of H's bases per parameter set on each device (groth16::

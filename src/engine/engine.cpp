@@ -150,7 +150,12 @@ Engine::Engine(EngineConfig config) {
   BackendKind kind = c.backend;
   if (kind == BackendKind::kAuto) kind = groth16::cuda_device_count() > 0 ? BackendKind::kCuda : BackendKind::kCpu;
   try {
-    if (kind == BackendKind::kCuda) {
+    if (c.make_backend) {
+      auto dev = std::make_unique<Device>();
+      dev->backend = c.make_backend();
+      if (!dev->backend) throw std::runtime_error("make_backend made no backend");
+      m.devices.push_back(std::move(dev));
+    } else if (kind == BackendKind::kCuda) {
       std::vector<int> ids = c.devices;
       if (ids.empty()) {
         for (int d = 0; d < groth16::cuda_device_count(); d++) ids.push_back(d);

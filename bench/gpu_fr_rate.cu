@@ -60,23 +60,29 @@ __global__ void fp_mul_chain(LazyFp* out, double* dout, LazyFp y) {
   dout[i] = d[0] + d[1] + d[2] + d[3];
 }
 
-template <unsigned kDfma>
-double fp_chain_ms(LazyFp* out, double* dout, unsigned blocks, unsigned threads) {
+// Milliseconds of the second of two launch() calls (the first warms up), timed with events.
+template <class Launch>
+float timed_ms(Launch launch, const char* what) {
   using cuzk::cuda::check;
-  const LazyFp y = LazyFp::from(ff::Fp::from_u64(0x1234567890abcdefULL));
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
-  fp_mul_chain<kDfma><<<blocks, threads>>>(out, dout, y);  // warm-up
+  launch();
   check(cudaEventRecord(start), "event");
-  fp_mul_chain<kDfma><<<blocks, threads>>>(out, dout, y);
+  launch();
   check(cudaEventRecord(stop), "event");
-  check(cudaEventSynchronize(stop), "fp_mul_chain");
+  check(cudaEventSynchronize(stop), what);
   float ms = 0;
   check(cudaEventElapsedTime(&ms, start, stop), "event");
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return ms;
+}
+
+template <unsigned kDfma>
+double fp_chain_ms(LazyFp* out, double* dout, unsigned blocks, unsigned threads) {
+  const LazyFp y = LazyFp::from(ff::Fp::from_u64(0x1234567890abcdefULL));
+  return timed_ms([&] { fp_mul_chain<kDfma><<<blocks, threads>>>(out, dout, y); }, "fp_mul_chain");
 }
 
 }  // namespace
@@ -109,19 +115,8 @@ double gpu_fr_muls_per_second(bool dense_even_odd) {
   const unsigned threads = 256, blocks = unsigned(sms) * 16;
   cuzk::cuda::DeviceBuffer<Fr> out(size_t(threads) * blocks);
   const Fr y = Fr::from_u64(0x1234567890abcdefULL);
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
   auto kernel = dense_even_odd ? fr_mul_chain<true> : fr_mul_chain<false>;
-  kernel<<<blocks, threads>>>(out.get(), y);  // warm-up
-  check(cudaEventRecord(start), "event");
-  kernel<<<blocks, threads>>>(out.get(), y);
-  check(cudaEventRecord(stop), "event");
-  check(cudaEventSynchronize(stop), "fr_mul_chain");
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, start, stop), "event");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  const float ms = timed_ms([&] { kernel<<<blocks, threads>>>(out.get(), y); }, "fr_mul_chain");
   return double(threads) * blocks * kChain / (ms * 1e-3);
 }
 

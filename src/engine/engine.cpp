@@ -190,6 +190,7 @@ Engine::Engine(EngineConfig config) {
     for (auto& d : m.devices) {
       p.staging += int64_t(d->backend->staging_bytes());
       p.abc += int64_t(d->backend->pinned_abc_bytes());
+      p.abc_kept += int64_t(d->backend->idle_host_bytes());
     }
     return p;
   });

@@ -151,6 +151,7 @@ void BufferTracker::read_pinned_probe_locked(TrackerSnapshot& into) const {
   const PinnedBytes p = pinned_probe_();
   into.pinned_pool_bytes = p.staging;
   into.abc_pinned_bytes = p.abc;
+  into.abc_kept_bytes = p.abc_kept;
 }
 
 void BufferTracker::set_budget(int64_t total, int64_t used) {
@@ -189,10 +190,12 @@ void BufferTracker::event_locked(const std::string& what) {
       line +=
           " " + std::string(stage_name(Stage(i))) + "=" + std::to_string(c.partitions) + "/" + human(c.total_bytes());
     }
-    spdlog::info("{:<40} |{} done={} | srs host={} dev={} | pinned staging={} abc={} | budget {}/{} | rss {}", what,
-                 line, s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes),
-                 human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes), human(s_.budget_used), human(s_.budget_total),
-                 human(s_.rss_bytes));
+    spdlog::info(
+        "{:<40} |{} done={} | srs host={} dev={} | pinned staging={} abc={} | kept abc={} | budget {}/{} | "
+        "rss {}",
+        what, line, s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes),
+        human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes), human(s_.budget_used),
+        human(s_.budget_total), human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {
@@ -206,6 +209,9 @@ void BufferTracker::event_locked(const std::string& what) {
     timeline_->counter("budget bytes", {{"used", double(s_.budget_used)}, {"total", double(s_.budget_total)}});
     timeline_->counter("process RSS bytes", {{"rss", double(s_.rss_bytes)}});
     timeline_->counter("srs bytes", {{"host", double(s_.srs_host_bytes)}, {"device", double(s_.srs_device_bytes)}});
+    timeline_->counter("backend host bytes", {{"pinned staging", double(s_.pinned_pool_bytes)},
+                                              {"pinned abc", double(s_.abc_pinned_bytes)},
+                                              {"kept abc", double(s_.abc_kept_bytes)}});
   }
 }
 

@@ -45,8 +45,12 @@ struct TrackerSnapshot {
   std::array<StageCounters, kStageCount> stages;
   int64_t done_partitions = 0;  // cumulative, not live
   int64_t srs_host_bytes = 0, srs_device_bytes = 0, pinned_pool_bytes = 0;
-  // a/b/c page-locked by the backends for their uploads (part of the kAbc bytes above).
+  // a/b/c page-locked by the backends for their uploads (part of the kAbc bytes above, but for
+  // the kept copies below).
   int64_t abc_pinned_bytes = 0;
+  // Host bytes the backends keep between partitions for later ones (the CUDA backend's compact
+  // a/b/c copies: page-locked, so also in abc_pinned_bytes; charged to the budget; in no stage).
+  int64_t abc_kept_bytes = 0;
   int64_t budget_total = 0, budget_used = 0;
   int64_t rss_bytes = 0;
   // Peaks since start (or since reset_peaks).
@@ -69,10 +73,11 @@ class BufferTracker {
   void leave_bytes(Stage s, const BufferBytes& bytes, const std::string& what);
 
   void set_srs_bytes(int64_t host, int64_t device, const std::string& what);
-  // Page-locked host bytes owned by the backends: the staging buffers and the a/b/c locked for
-  // their upload. The tracker asks at every event and snapshot (the probe must not block).
+  // Host bytes owned by the backends: the staging buffers and the a/b/c locked for their upload
+  // (page-locked), and what they keep between partitions. The tracker asks at every event and
+  // snapshot (the probe must not block).
   struct PinnedBytes {
-    int64_t staging = 0, abc = 0;
+    int64_t staging = 0, abc = 0, abc_kept = 0;
   };
   void set_pinned_probe(std::function<PinnedBytes()> probe);
   void set_budget(int64_t total, int64_t used);

@@ -132,6 +132,10 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   w.gauge("cuzk_abc_pinned_bytes",
           "a/b/c bytes page-locked for their upload (part of the abc class; neither swappable nor reclaimable).",
           double(b.abc_pinned_bytes));
+  w.gauge("cuzk_abc_kept_bytes",
+          "Host bytes the backends keep between partitions for later ones (compact a/b/c copies, page-locked: also in "
+          "abc_pinned_bytes; charged to the budget).",
+          double(b.abc_kept_bytes));
   w.gauge("cuzk_rss_bytes", "Resident set size of the daemon.", double(b.rss_bytes));
   w.gauge("cuzk_rss_peak_bytes", "Highest resident set size seen.", double(b.peak_rss_bytes));
 

@@ -213,6 +213,10 @@ class CompactCopies {
     Copy(Copy&&) = default;
     // Assigning over a copy would free its arrays before their locks go.
     Copy& operator=(Copy&&) = delete;
+    // Whether p starts one of its arrays' locked ranges.
+    bool locked(const void* p) const {
+      return (kinds_lock && kinds_lock->locked(p)) || (others_lock && others_lock->locked(p));
+    }
   };
   static constexpr size_t kIdlePerVector = 2;
 
@@ -321,9 +325,7 @@ class PreparedAbc final : public r1cs::AbcPreparation {
   // Whether p starts a range locked whole (a compact copy's array, or a vector's own memory).
   bool locked(const void* p) const {
     for (const auto& c : compact) {
-      if (c && ((c->kinds_lock && c->kinds_lock->locked(p)) || (c->others_lock && c->others_lock->locked(p)))) {
-        return true;
-      }
+      if (c && c->locked(p)) return true;
     }
     return locks.locked(p);
   }

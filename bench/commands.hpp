@@ -82,7 +82,7 @@ struct GpuMsmBenchArgs {
   std::vector<unsigned> windows = {0};  // 0: the library's choice
   double zero_fraction = 0, one_fraction = 0;
   std::string precompute_copies = "0";  // precomputed base copies: 0 (off), a count, or "all"
-  bool field_rates = false;             // first the Fp product's rate, alone and beside FP64 FMAs
+  bool field_rates = false;             // first the Fp product's rate, alone and beside FP64/MMA/shuffles
   unsigned device = 0;
   unsigned reps = 5;
   uint64_t seed = 1;

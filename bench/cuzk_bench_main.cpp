@@ -144,8 +144,8 @@ int main(int argc, char** argv) {
   gpu_msm_cmd->add_option("--precompute-copies", gpu_msm.precompute_copies,
                           "precomputed copies of the bases per size: 0 (off), a count h, or all (one per window)");
   gpu_msm_cmd->add_flag("--field-rates", gpu_msm.field_rates,
-                        "first print the Fp product's rate (device 0), alone and with double-precision FMAs issued "
-                        "beside each product");
+                        "first print the Fp product's rate (device 0), alone and with double-precision FMAs, int8 "
+                        "tensor-core MMAs or warp shuffles issued beside each product");
   gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
   gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");

@@ -39,13 +39,21 @@ __global__ void fr_mul_chain(Fr* out, Fr y) {
 using LazyFp = ff::LazyMont<ff::Fp>;
 constexpr unsigned kFpChain = 1024;
 
-// The MSM's Fp product (the lazy even/odd one) with kDfma double-precision FMAs beside each, in
-// four independent chains: does the FP64 pipe issue beside the IMAD-bound product for free?
-template <unsigned kDfma>
-__global__ void fp_mul_chain(LazyFp* out, double* dout, LazyFp y) {
+// What a product split between pipes could borrow (docs/PERF.md, "Other pipes beside the Fp
+// product"): the MSM's Fp product (the lazy even/odd one), with beside each product either kDfma
+// double-precision FMAs (four independent chains), kMma int8 tensor-core MMAs of the warp
+// (m16n8k32, u8 x u8 + s32, four independent accumulators: the shape a q * M reduction would
+// use) or kShfl warp shuffles (four independent chains: the traffic a product spread over
+// several lanes needs). The beside work is kept alive through the outputs.
+template <unsigned kDfma, unsigned kMma, unsigned kShfl>
+__global__ void fp_mul_chain(LazyFp* out, double* dout, uint32_t* iout, LazyFp y) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   LazyFp x{ff::BigInt<6>::from_u64(i + 2)};
   double d[4] = {1e-9 * double(i), 1.0, 2.0, 3.0};
+  uint32_t acc[4][4] = {};
+  uint32_t sh[4] = {uint32_t(i), uint32_t(i) * 3u, uint32_t(i) * 5u, uint32_t(i) * 7u};
+  const uint32_t fa[4] = {uint32_t(i) * 0x01010101u, 0x7f7f7f7fu, uint32_t(i) ^ 0x5a5a5a5au, 0x01020304u};
+  const uint32_t fb[2] = {0x31415926u ^ uint32_t(i), 0x27182818u};
 #pragma unroll 1
   for (unsigned k = 0; k < kFpChain; k++) {
     x = x * y;
@@ -55,9 +63,31 @@ __global__ void fp_mul_chain(LazyFp* out, double* dout, LazyFp y) {
         for (double& v : d) v = fma(v, 0.999999, 1e-7);
       }
     }
+    if constexpr (kMma > 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+      for (unsigned j = 0; j < kMma; j++) {
+        uint32_t* c = acc[j % 4];
+        asm volatile(
+            "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+            : "r"(fa[0]), "r"(fa[1]), "r"(fa[2]), "r"(fa[3]), "r"(fb[0]), "r"(fb[1]));
+      }
+#endif
+    }
+    if constexpr (kShfl > 0) {
+#pragma unroll
+      for (unsigned j = 0; j < kShfl / 4; j++) {
+        for (unsigned v = 0; v < 4; v++) sh[v] = __shfl_xor_sync(0xffffffffu, sh[v], 1 + v) + j;
+      }
+    }
   }
   out[i] = x;  // keeps the chains alive
   dout[i] = d[0] + d[1] + d[2] + d[3];
+  uint32_t keep = sh[0] ^ sh[1] ^ sh[2] ^ sh[3];
+  for (const auto& c : acc) keep ^= c[0] ^ c[1] ^ c[2] ^ c[3];
+  iout[i] = keep;
 }
 
 // Milliseconds of the second of two launch() calls (the first warms up), timed with events.
@@ -79,32 +109,48 @@ float timed_ms(Launch launch, const char* what) {
   return ms;
 }
 
-template <unsigned kDfma>
-double fp_chain_ms(LazyFp* out, double* dout, unsigned blocks, unsigned threads) {
+template <unsigned kDfma, unsigned kMma, unsigned kShfl>
+double fp_chain_ms(LazyFp* out, double* dout, uint32_t* iout, unsigned blocks, unsigned threads) {
   const LazyFp y = LazyFp::from(ff::Fp::from_u64(0x1234567890abcdefULL));
-  return timed_ms([&] { fp_mul_chain<kDfma><<<blocks, threads>>>(out, dout, y); }, "fp_mul_chain");
+  return timed_ms([&] { fp_mul_chain<kDfma, kMma, kShfl><<<blocks, threads>>>(out, dout, iout, y); }, "fp_mul_chain");
 }
 
 }  // namespace
 
-std::vector<FpRate> gpu_fp_muls_per_second_with_dfma() {
+std::vector<FpRate> gpu_fp_muls_per_second_beside() {
   using cuzk::cuda::check;
-  int sms = 0;
+  int sms = 0, major = 0;
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "device attributes");
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), "device attributes");
   const unsigned threads = 256, blocks = unsigned(sms) * 16;
   const size_t count = size_t(threads) * blocks;
   cuzk::cuda::DeviceBuffer<LazyFp> out(count);
   cuzk::cuda::DeviceBuffer<double> dout(count);
+  cuzk::cuda::DeviceBuffer<uint32_t> iout(count);
   std::vector<FpRate> rates;
-  auto add = [&](unsigned dfma, double ms) {
+  // ops_per_product: beside operations per product (FMAs and shuffles are per thread, so per
+  // product; an MMA is one per warp, i.e. per 32 products).
+  auto add = [&](const char* beside, unsigned n, double ops_per_product, double ms) {
     const double products = double(count) * kFpChain;
-    rates.push_back({dfma, products / (ms * 1e-3), products * dfma / (ms * 1e-3)});
+    rates.push_back({beside, n, products / (ms * 1e-3), products * ops_per_product / (ms * 1e-3)});
   };
-  add(0, fp_chain_ms<0>(out.get(), dout.get(), blocks, threads));
-  add(64, fp_chain_ms<64>(out.get(), dout.get(), blocks, threads));
-  add(128, fp_chain_ms<128>(out.get(), dout.get(), blocks, threads));
-  add(256, fp_chain_ms<256>(out.get(), dout.get(), blocks, threads));
-  add(512, fp_chain_ms<512>(out.get(), dout.get(), blocks, threads));
+  auto run = [&]<unsigned kF, unsigned kM, unsigned kS>() {
+    return fp_chain_ms<kF, kM, kS>(out.get(), dout.get(), iout.get(), blocks, threads);
+  };
+  add("nothing", 0, 0, run.template operator()<0, 0, 0>());
+  add("FP64 FMAs", 64, 64, run.template operator()<64, 0, 0>());
+  add("FP64 FMAs", 128, 128, run.template operator()<128, 0, 0>());
+  add("FP64 FMAs", 256, 256, run.template operator()<256, 0, 0>());
+  add("FP64 FMAs", 512, 512, run.template operator()<512, 0, 0>());
+  if (major >= 8) {  // int8 mma.sync needs sm_80
+    add("int8 MMAs (m16n8k32) per warp", 2, 2.0 / 32, run.template operator()<0, 2, 0>());
+    add("int8 MMAs (m16n8k32) per warp", 8, 8.0 / 32, run.template operator()<0, 8, 0>());
+    add("int8 MMAs (m16n8k32) per warp", 32, 32.0 / 32, run.template operator()<0, 32, 0>());
+    add("int8 MMAs (m16n8k32) per warp", 64, 64.0 / 32, run.template operator()<0, 64, 0>());
+  }
+  add("warp shuffles", 16, 16, run.template operator()<0, 0, 16>());
+  add("warp shuffles", 32, 32, run.template operator()<0, 0, 32>());
+  add("warp shuffles", 64, 64, run.template operator()<0, 0, 64>());
   return rates;
 }
 

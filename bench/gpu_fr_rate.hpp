@@ -3,6 +3,7 @@
 // product for any modulus (ff::ptx::MontMulEoPtx), which it replaced, for comparison.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace cuzk::bench {
@@ -10,13 +11,15 @@ namespace cuzk::bench {
 double gpu_fr_muls_per_second(bool dense_even_odd = false);
 
 // The MSM's Fp product (ff::LazyMont<Fp>: the lazy even/odd product) on device 0, alone and with
-// `dfma` independent double-precision FMAs issued beside each product: how much of the FP64
-// pipe the IMAD-bound product leaves free (a product split between the two pipes would use it).
+// other work issued beside each product: double-precision FMAs, int8 tensor-core MMAs, warp
+// shuffles. How much of the other pipes the IMAD-bound product leaves free (a product split
+// between pipes would use them).
 struct FpRate {
-  unsigned dfma = 0;               // FMAs beside each product
+  std::string beside;              // what runs beside the products
+  unsigned count = 0;              // how many beside each product (MMAs: per warp, i.e. per 32 products)
   double products_per_second = 0;  // Fp products
-  double dfma_per_second = 0;
+  double beside_per_second = 0;    // beside operations
 };
-std::vector<FpRate> gpu_fp_muls_per_second_with_dfma();
+std::vector<FpRate> gpu_fp_muls_per_second_beside();
 
 }  // namespace cuzk::bench

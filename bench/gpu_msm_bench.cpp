@@ -172,13 +172,15 @@ int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
       prop.name, 100 * args.zero_fraction, 100 * args.one_fraction, args.reps);
   if (args.field_rates) {
     try {
-      const auto rates = gpu_fp_muls_per_second_with_dfma();
+      const auto rates = gpu_fp_muls_per_second_beside();
       std::printf(
-          "Fp product (lazy even/odd) on device 0, independent chains on all SMs, with FP64 FMAs beside each:\n\n"
-          "| FMAs per product | Fp products G/s | FMA G/s | products vs alone |\n|---|---|---|---|\n");
+          "Fp product (lazy even/odd) on device 0, independent chains on all SMs, with other work beside each "
+          "(MMAs: per warp, i.e. per 32 products):\n\n"
+          "| beside each product | count | Fp products G/s | beside ops G/s | products vs alone |\n"
+          "|---|---|---|---|---|\n");
       for (const auto& r : rates) {
-        std::printf("| %u | %.2f | %.1f | %.3f |\n", r.dfma, r.products_per_second * 1e-9, r.dfma_per_second * 1e-9,
-                    r.products_per_second / rates.front().products_per_second);
+        std::printf("| %s | %u | %.2f | %.1f | %.3f |\n", r.beside.c_str(), r.count, r.products_per_second * 1e-9,
+                    r.beside_per_second * 1e-9, r.products_per_second / rates.front().products_per_second);
       }
       std::printf("\n");
     } catch (const std::exception& e) {

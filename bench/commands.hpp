@@ -62,6 +62,9 @@ struct PipelineBenchArgs {
   bool log_events = false;
   bool verify = true;
   uint64_t seed = 1;
+  // Parameters of the circuit's shape made of pseudo-random points (one partition synthesized
+  // for the shape, before the timed jobs): sizes whose setup is impractical; proofs not checked.
+  bool pseudo_params = false;
 };
 
 int run_pipeline_bench(const PipelineBenchArgs& args);

@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
                        "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");
   pipe_cmd->add_flag("--log-events", pipe.log_events, "log one line per buffer-tracker event");
   pipe_cmd->add_flag("!--no-verify", pipe.verify, "skip verifying proofs before they are returned");
+  pipe_cmd->add_flag("--pseudo-params", pipe.pseudo_params,
+                     "parameters of the circuit's shape made of pseudo-random points instead of a setup (for sizes "
+                     "whose setup is impractical; speed only: proofs are not verified)");
   pipe_cmd->add_option("--seed", pipe.seed, "circuit seed");
 
   cuzk::bench::SynthBenchArgs synth;

@@ -2,13 +2,20 @@
 // scheduling policy (and synthesis worker count), one table row each: seconds per job, the
 // prover's busy fraction, peak RSS, peak synthesized partitions waiting for the prover, and
 // the budget. Shows what the budget policy bounds and the older designs do not.
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <spdlog/spdlog.h>
+#include <string>
+#include <unistd.h>
 
 #include "bench/commands.hpp"
+#include "circuits/synthetic.hpp"
 #include "engine/engine.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
 
 namespace cuzk::bench {
 namespace {
@@ -25,6 +32,26 @@ struct Row {
   unsigned failed = 0;
 };
 
+// --pseudo-params: what the engine's parameter manager gets instead of a setup for c's id:
+// pseudo-random points of the shape of c's partitions (all share one shape), from one partition
+// synthesized here. Made inside the engine's preload (not timed), handed over without a copy.
+std::unique_ptr<groth16::Parameters> make_pseudo_parameters(const engine::CircuitDescription& c) {
+  const auto t0 = Clock::now();
+  circuits::SyntheticCircuit circuit(c.constraints, c.public_inputs, circuits::SyntheticProfile{}, c.seed);
+  circuit.set_witness_seed(c.seed);
+  auto params = [&] {
+    const auto witness = groth16::synthesize(circuit);
+    return groth16::pseudo_random_parameters(witness, std::bit_ceil(witness.num_constraints()), c.seed);
+  }();
+  const int64_t bytes = int64_t(params.h.size() + params.l.size() + params.a.size() + params.b_g1.size()) *
+                            int64_t(sizeof(groth16::G1Affine)) +
+                        int64_t(params.b_g2.size()) * int64_t(sizeof(groth16::G2Affine));
+  std::fprintf(stderr,
+               "parameters: pseudo-random, %.1f GiB, made in %.1f s (one partition synthesized for the shape)\n",
+               gib(bytes), std::chrono::duration<double>(Clock::now() - t0).count());
+  return std::make_unique<groth16::Parameters>(std::move(params));
+}
+
 Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers, const std::string& timeline) {
   engine::EngineConfig cfg;
   cfg.backend = engine::parse_backend(a.backend);
@@ -34,12 +61,21 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   cfg.param_cache_dir = a.params_dir;
   cfg.timeline_path = timeline;
   cfg.log_events = a.log_events;
-  cfg.verify_before_return = a.verify;
-  engine::Engine eng(cfg);
+  cfg.verify_before_return = a.verify && !a.pseudo_params;
   engine::CircuitDescription c;
   c.constraints = a.constraints;
   c.public_inputs = uint32_t(a.public_inputs);
   c.seed = a.seed;
+  if (a.pseudo_params) {
+    // A directory that holds nothing, so that a cached set of the same id is not used instead.
+    cfg.param_cache_dir =
+        (std::filesystem::temp_directory_path() / ("cuzk-bench-pseudo-" + std::to_string(::getpid()))).string();
+    cfg.allow_synthetic_setup = false;
+    cfg.make_parameters = [c](const std::string& id) -> std::unique_ptr<groth16::Parameters> {
+      return id == engine::default_param_id(c) ? make_pseudo_parameters(c) : nullptr;
+    };
+  }
+  engine::Engine eng(cfg);
   eng.preload_params(engine::default_param_id(c));  // not part of the measurement
 
   const auto t0 = Clock::now();
@@ -83,8 +119,9 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
     policies = {engine::parse_policy(a.policy)};
   }
   std::printf(
-      "engine pipeline, backend %s: %u job(s) x %u partition(s) of %zu constraints (synthetic PoRep profile)\n\n",
-      a.backend.c_str(), a.jobs, a.partitions, a.constraints);
+      "engine pipeline, backend %s: %u job(s) x %u partition(s) of %zu constraints (synthetic PoRep profile)%s\n\n",
+      a.backend.c_str(), a.jobs, a.partitions, a.constraints,
+      a.pseudo_params ? "; PSEUDO-RANDOM parameters: speed only, proofs are not verified" : "");
   std::printf(
       "| policy | synth workers | s/job | prover busy | peak RSS GiB | peak tracked GiB | peak waiting partitions | "
       "peak budget used GiB | budget GiB | failed | after: budget beyond parameters GiB | after: locked a/b/c GiB "

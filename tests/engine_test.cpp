@@ -22,6 +22,7 @@
 #include "engine/partition_queue.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
 #include "test_support.hpp"
 
@@ -470,6 +471,46 @@ TEST(EngineTest, ConcurrentShutdownsAreSafe) {
   const auto state = engine.peek(id).state;
   EXPECT_TRUE(state == JobState::kCancelled || state == JobState::kSucceeded);
   EXPECT_TRUE(engine.snapshot().buffers.idle());
+}
+
+TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {
+  TempDir dir;
+  auto cfg = small_config(dir.str());
+  cfg.allow_synthetic_setup = false;
+  const std::string id = "synthetic-1024-4-seed3";
+  auto made = std::make_shared<std::optional<groth16::Parameters>>();
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  cfg.make_parameters = [made, asked, id](const std::string& want) -> std::unique_ptr<groth16::Parameters> {
+    (*asked)++;
+    if (want != id) return nullptr;  // falls through to the cache's error
+    *made = groth16::generate_parameters(circuits::SyntheticCircuit(1 << 10, 4, {}, 3), groth16::ToxicWaste::random());
+    return std::make_unique<groth16::Parameters>(**made);
+  };
+  Engine engine(cfg);
+  const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 10, 2, 0, 3)));
+  ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(asked->load(), 1);                        // once for both partitions
+  EXPECT_TRUE(std::filesystem::is_empty(dir.str()));  // kept in memory only
+  ASSERT_TRUE(made->has_value());
+  const groth16::PreparedVerifyingKey pvk((*made)->vk);
+  const auto proofs = groth16::decode_proofs(r.proof);
+  ASSERT_EQ(proofs.size(), 2u);
+  for (uint32_t i = 0; i < 2; i++) {
+    circuits::SyntheticCircuit c(1 << 10, 4, {}, 3);
+    c.set_witness_seed(3 + i);
+    const auto pa = groth16::synthesize(c);
+    std::vector<Fr> inputs(pa.inputs().begin() + 1, pa.inputs().end());
+    EXPECT_TRUE(groth16::verify_proof(pvk, proofs[i], inputs)) << "partition " << i;
+    inputs[0] += Fr::one();
+    EXPECT_FALSE(groth16::verify_proof(pvk, proofs[i], inputs)) << "partition " << i;
+  }
+  // Another id: the hook says nullptr, and with the setup disabled the error names the file.
+  const JobResult other = await_end(engine, engine.submit(synthetic_job(1 << 10, 1, 0, 4)));
+  EXPECT_EQ(other.state, JobState::kFailed);
+  EXPECT_NE(other.error.find("no parameter file"), std::string::npos) << other.error;
+  EXPECT_EQ(asked->load(), 2);
+  expect_idle(engine);
 }
 
 TEST(EngineTest, PreloadCannotGoAroundTheBudget) {

@@ -13,7 +13,8 @@
 
 namespace cuzk::groth16 {
 class ProverBackend;
-}
+struct Parameters;
+}  // namespace cuzk::groth16
 
 namespace cuzk::engine {
 
@@ -60,6 +61,11 @@ struct EngineConfig {
   std::string param_cache_dir = "params-cache";
   // Generate parameters for synthetic circuits that are not in the cache (demo and bench).
   bool allow_synthetic_setup = true;
+  // When set, asked for a parameter set the cache does not hold, before any synthetic setup:
+  // a set to use (kept in memory, not written to the cache) or nullptr to go on as without it
+  // (embedders with parameters of their own; the bench's pseudo-random parameters of a
+  // circuit's shape, which prove speed, not validity). Called on the thread that loads the set.
+  std::function<std::unique_ptr<groth16::Parameters>(const std::string& id)> make_parameters;
   bool verify_before_return = true;
   std::string timeline_path;  // empty: no timeline
   bool log_events = true;     // one log line per tracker event

@@ -118,7 +118,8 @@ Engine::Impl::Impl(EngineConfig cfg)
             int64_t device = 0;
             for (auto& d : devices) device += int64_t(d->backend->resident_bytes());
             tracker.set_srs_bytes(host, device, "parameters resident");
-          }),
+          },
+          config.make_parameters),
       gpu_queue(config.policy == Policy::kBudget                   ? std::max<size_t>(1, config.gpu_queue_capacity)
                 : config.policy == Policy::kChannelCapacityWorkers ? resolve_synthesis_workers(config)
                                                                    : 1),

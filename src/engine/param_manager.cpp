@@ -28,12 +28,13 @@ ParamSet::ParamSet(std::string id_, groth16::Parameters params_)
 
 ParameterManager::ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
                                    std::function<void(const ParamSet&)> on_evict,
-                                   std::function<void(int64_t)> on_resident_change)
+                                   std::function<void(int64_t)> on_resident_change, MakeParameters make_parameters)
     : dir_(std::move(cache_dir)),
       allow_synthetic_setup_(allow_synthetic_setup),
       budget_(budget),
       on_evict_(std::move(on_evict)),
-      on_resident_change_(std::move(on_resident_change)) {}
+      on_resident_change_(std::move(on_resident_change)),
+      make_parameters_(std::move(make_parameters)) {}
 
 std::string ParameterManager::synthetic_id(const CircuitDescription& c) {
   return "synthetic-" + std::to_string(c.constraints) + "-" + std::to_string(c.public_inputs) + "-seed" +
@@ -134,6 +135,15 @@ std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
     spdlog::info("parameters {}: loaded {} ({:.1f} MiB) in {:.2f} s", id, path, double(set->host_bytes) / (1 << 20),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return set;
+  }
+  if (make_parameters_) {
+    if (auto made = make_parameters_(id)) {
+      auto set = std::make_shared<const ParamSet>(id, std::move(*made));
+      spdlog::info("parameters {}: made by the embedder ({:.1f} MiB) in {:.2f} s", id,
+                   double(set->host_bytes) / (1 << 20),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      return set;
+    }
   }
   const auto synthetic = parse_synthetic_id(id);
   if (!synthetic) throw std::runtime_error("no parameter file " + path);

@@ -38,8 +38,12 @@ struct ParamSetInfo {
 class ParameterManager {
  public:
   // on_evict is called before a set is dropped (the GPU backends release its device copies).
+  // make_parameters (optional, EngineConfig::make_parameters) is asked for a set the cache does
+  // not hold before the synthetic setup.
+  using MakeParameters = std::function<std::unique_ptr<groth16::Parameters>(const std::string& id)>;
   ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
-                   std::function<void(const ParamSet&)> on_evict, std::function<void(int64_t)> on_resident_change);
+                   std::function<void(const ParamSet&)> on_evict, std::function<void(int64_t)> on_resident_change,
+                   MakeParameters make_parameters = {});
 
   // The resident set, loading it first when needed (one load per id at a time; others wait).
   // Throws std::runtime_error naming the file and the problem.
@@ -79,6 +83,7 @@ class ParameterManager {
   MemoryBudget& budget_;
   std::function<void(const ParamSet&)> on_evict_;
   std::function<void(int64_t)> on_resident_change_;
+  MakeParameters make_parameters_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<std::string, Entry> entries_;

@@ -1,5 +1,6 @@
 #include "circuits/synthetic.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
@@ -34,8 +35,9 @@ struct Step {
 
 double unit(uint64_t r) { return double(r >> 11) / double(uint64_t(1) << 53); }
 
-// The shape of constraint i (aux variable i); never refers outside its block.
-Step make_step(uint64_t seed, size_t i, const SyntheticProfile& p, const std::vector<uint8_t>& is_bit) {
+// The shape of constraint i (aux variable i); never refers outside its block. is_bit holds the
+// kinds of the variables from index `offset` on (at least those of i's block before i).
+Step make_step(uint64_t seed, size_t offset, size_t i, const SyntheticProfile& p, const std::vector<uint8_t>& is_bit) {
   uint64_t r = mix64(seed ^ mix64(i));
   const size_t block_start = i - i % kBlock;
   const size_t window = std::min(kWindow, i - block_start);
@@ -56,7 +58,7 @@ Step make_step(uint64_t seed, size_t i, const SyntheticProfile& p, const std::ve
   if (u < p.b_density + sink + copy) {
     // Copy the most recent bit in the window (there is one unless the window is all mixes).
     for (size_t back = 1; back <= window; back++) {
-      if (is_bit[i - back]) {
+      if (is_bit[i - back - offset]) {
         s.kind = Kind::kCopy;
         s.src[0] = uint32_t(i - back);
         return s;
@@ -93,67 +95,110 @@ SyntheticCircuit::SyntheticCircuit(size_t constraints, size_t public_inputs, Syn
   body_ = constraints - overhead;
 }
 
+namespace {
+
+// Blocks whose shapes and witness are held at once: synthesize() streams the body in windows of
+// this many blocks (1 M constraints, ~190 MB), so that its scratch does not grow with the circuit
+// (2^27 constraints held whole took 22 GiB, more than a/b/c and aux together).
+constexpr size_t kBlocksPerWindow = 256;
+
+// Shapes and witness values of the body constraints [begin, end) (whole blocks, or the body's
+// end), computed block by block in parallel; indices are relative to begin.
+struct Window {
+  size_t begin = 0;
+  std::vector<uint8_t> is_bit;
+  std::vector<Step> steps;
+  std::vector<Fr> value;
+
+  void compute(size_t first, size_t last, uint64_t seed, uint64_t witness_seed, const SyntheticProfile& profile) {
+    begin = first;
+    const size_t count = last - first;
+    is_bit.assign(count, 0);
+    steps.resize(count);
+    value.resize(count);
+    tbb::parallel_for(size_t(0), (count + kBlock - 1) / kBlock, [&](size_t b) {
+      const size_t end = std::min(last, first + (b + 1) * kBlock);
+      for (size_t i = first + b * kBlock; i < end; i++) {
+        // make_step reads is_bit of earlier variables of the same block, all in this window.
+        Step s = make_step(seed, first, i, profile, is_bit);
+        const size_t j = i - first;
+        switch (s.kind) {
+          case Kind::kBit:
+            is_bit[j] = 1;
+            value[j] = Fr::from_u64(mix64(witness_seed + 0x5bd1e995 * (i + 1)) & 1);
+            break;
+          case Kind::kCopy:
+            value[j] = value[s.src[0] - first];
+            break;
+          case Kind::kSink:
+            value[j] = value[s.src[0] - first] + value[s.src[1] - first];
+            break;
+          case Kind::kMix:
+            value[j] = s.constant;
+            for (int k = 0; k < 3; k++) value[j] += s.coeff[k] * value[s.src[k] - first];
+            break;
+        }
+        steps[j] = s;
+      }
+    });
+  }
+};
+
+}  // namespace
+
 size_t SyntheticCircuit::synthesis_scratch_bytes(size_t constraints) {
-  // steps, value, is_bit and the variables, one each per body constraint.
-  return constraints * (sizeof(Step) + sizeof(Fr) + sizeof(uint8_t) + sizeof(Variable));
+  // One window of steps, values, is_bit and variables (the tail blocks computed first for the
+  // public inputs' values reuse the same vectors).
+  return std::min(constraints, kBlocksPerWindow * kBlock) *
+         (sizeof(Step) + sizeof(Fr) + sizeof(uint8_t) + sizeof(Variable));
 }
 
 void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
   const size_t n = body_;
-  // Shapes and witness per block, in parallel; then the constraints, in order.
-  std::vector<uint8_t> is_bit(n, 0);
-  std::vector<Step> steps(n);
-  std::vector<Fr> value(n);
-  tbb::parallel_for(size_t(0), (n + kBlock - 1) / kBlock, [&](size_t b) {
-    const size_t end = std::min(n, (b + 1) * kBlock);
-    for (size_t i = b * kBlock; i < end; i++) {
-      Step s = make_step(seed_, i, profile_, is_bit);
+  // The public inputs come first, as copies of the last body values (index n - 1 - k mod n),
+  // so the blocks holding those are computed ahead (blocks are independent).
+  const size_t tail = n - std::min(inputs_, n);
+  Window window;
+  window.compute(tail - tail % kBlock, n, seed_, witness_seed_, profile_);
+  std::vector<Variable> inputs;
+  for (size_t k = 0; k < inputs_; k++) {
+    inputs.push_back(cs.alloc_input("input", window.value[n - 1 - k % n - window.begin]));
+  }
+  // Then the body, one window of blocks at a time: shapes and witness in parallel, the
+  // constraints in order.
+  std::vector<Variable> vars, tail_vars(n - tail);
+  for (size_t first = 0; first < n; first += kBlocksPerWindow * kBlock) {
+    const size_t last = std::min(n, first + kBlocksPerWindow * kBlock);
+    window.compute(first, last, seed_, witness_seed_, profile_);
+    vars.resize(last - first);
+    for (size_t i = first; i < last; i++) {
+      const size_t j = i - first;
+      const Step& s = window.steps[j];
+      auto var = [&](uint32_t src) { return vars[src - first]; };
+      vars[j] = cs.alloc("v", cs.has_values() ? window.value[j] : Fr::zero());
+      if (i >= tail) tail_vars[i - tail] = vars[j];
       switch (s.kind) {
         case Kind::kBit:
-          is_bit[i] = 1;
-          value[i] = Fr::from_u64(mix64(witness_seed_ + 0x5bd1e995 * (i + 1)) & 1);
+          cs.enforce("bit", vars[j], LC(Variable::one()).sub(vars[j]), LC::zero());
           break;
         case Kind::kCopy:
-          value[i] = value[s.src[0]];
+          cs.enforce("copy", vars[j], Variable::one(), var(s.src[0]));
           break;
         case Kind::kSink:
-          value[i] = value[s.src[0]] + value[s.src[1]];
+          cs.enforce("sink", LC(var(s.src[0])).add(var(s.src[1])), Variable::one(), vars[j]);
           break;
-        case Kind::kMix:
-          value[i] = s.constant;
-          for (int k = 0; k < 3; k++) value[i] += s.coeff[k] * value[s.src[k]];
+        case Kind::kMix: {
+          LC c = LC::constant(s.constant);
+          for (int k = 0; k < 3; k++) c.add(var(s.src[k]), s.coeff[k]);
+          cs.enforce("mix", vars[j], Variable::one(), c);
           break;
-      }
-      steps[i] = s;
-    }
-  });
-
-  // Public inputs first (as aux copies of the last few body values).
-  std::vector<Variable> inputs;
-  for (size_t k = 0; k < inputs_; k++) inputs.push_back(cs.alloc_input("input", value[n - 1 - k % n]));
-  std::vector<Variable> vars(n);
-  for (size_t i = 0; i < n; i++) {
-    const Step& s = steps[i];
-    vars[i] = cs.alloc("v", cs.has_values() ? value[i] : Fr::zero());
-    switch (s.kind) {
-      case Kind::kBit:
-        cs.enforce("bit", vars[i], LC(Variable::one()).sub(vars[i]), LC::zero());
-        break;
-      case Kind::kCopy:
-        cs.enforce("copy", vars[i], Variable::one(), vars[s.src[0]]);
-        break;
-      case Kind::kSink:
-        cs.enforce("sink", LC(vars[s.src[0]]).add(vars[s.src[1]]), Variable::one(), vars[i]);
-        break;
-      case Kind::kMix: {
-        LC c = LC::constant(s.constant);
-        for (int k = 0; k < 3; k++) c.add(vars[s.src[k]], s.coeff[k]);
-        cs.enforce("mix", vars[i], Variable::one(), c);
-        break;
+        }
       }
     }
   }
-  for (size_t k = 0; k < inputs_; k++) cs.enforce("input", inputs[k], Variable::one(), vars[n - 1 - k % n]);
+  for (size_t k = 0; k < inputs_; k++) {
+    cs.enforce("input", inputs[k], Variable::one(), tail_vars[n - 1 - k % n - tail]);
+  }
 }
 
 }  // namespace cuzk::circuits

@@ -227,6 +227,44 @@ TEST(ConstraintSystemTest, CheckerNamesNamespacesAndShapeCounts) {
   EXPECT_GT(bytes.total(), bytes.a + bytes.b + bytes.c);
 }
 
+// Linear combinations keep up to four terms inline and the rest on the heap: terms stay in the
+// order added across the spill, copies and moves are independent, a combination added to itself
+// doubles, and the proving assignment evaluates coefficients 1, -1 and others alike.
+TEST(ConstraintSystemTest, LinearCombinationsInlineAndSpilled) {
+  auto rng = test::make_rng();
+  std::vector<Fr> coeffs;
+  LC lc;
+  for (uint32_t i = 0; i < 9; i++) {
+    coeffs.push_back(i % 3 == 0 ? Fr::one() : i % 3 == 1 ? -Fr::one() : Fr::random(rng));
+    lc.add(Variable::aux(i), coeffs.back());
+    ASSERT_EQ(lc.terms().size(), i + 1);
+    for (uint32_t k = 0; k <= i; k++) {
+      EXPECT_EQ(lc.terms()[k].var, Variable::aux(k));
+      EXPECT_EQ(lc.terms()[k].coeff, coeffs[k]);
+    }
+    LC copy = lc;
+    copy.add(Variable::one());
+    EXPECT_EQ(lc.terms().size(), i + 1);  // the copy has its own terms
+    LC moved = std::move(copy);
+    EXPECT_EQ(moved.terms().size(), i + 2);
+    EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): a moved-from combination is empty
+    LC doubled = lc;
+    doubled += doubled;
+    ASSERT_EQ(doubled.terms().size(), 2 * (i + 1));
+    EXPECT_EQ(doubled.terms()[i + 1].coeff, coeffs[0]);
+  }
+  r1cs::ProvingAssignment pa;
+  std::vector<Fr> values;
+  for (uint32_t i = 0; i < 9; i++) values.push_back(Fr::random(rng)), pa.alloc("x", values.back());
+  Fr expected = Fr::zero();
+  for (uint32_t i = 0; i < 9; i++) expected += coeffs[i] * values[i];
+  pa.enforce("sum", lc, Variable::one(), lc.scaled(Fr::from_u64(3)));
+  EXPECT_EQ(pa.a().back(), expected);
+  EXPECT_EQ(pa.b().back(), Fr::one());
+  EXPECT_EQ(pa.c().back(), expected * Fr::from_u64(3));
+  EXPECT_EQ((lc - lc).terms().size(), 18u);
+}
+
 // A backend's preparation of a/b/c (ProvingAssignment::set_abc_preparation: a page-lock on
 // their memory, compact copies) goes wherever their memory goes, and is dropped whenever that
 // memory may be freed, grown or changed: here a stand-in counts its releases. (That it goes

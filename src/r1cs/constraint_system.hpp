@@ -3,9 +3,11 @@
 // <a, z> * <b, z> = <c, z> over linear combinations of variables.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,50 +32,100 @@ struct Variable {
 };
 
 // sum coeff_i * var_i. Terms are kept as added (no merging), like bellperson's LinearCombination.
+// Up to kInlineTerms terms live inside the object (most constraints' combinations have one to
+// four: a synthesis builds three per constraint, and a heap allocation each cost more than the
+// evaluation); longer ones move to the heap.
 class LinearCombination {
  public:
   struct Term {
     Variable var;
     Fr coeff;
   };
+  static constexpr uint32_t kInlineTerms = 4;
 
   LinearCombination() = default;
-  LinearCombination(Variable v) { terms_.push_back({v, Fr::one()}); }  // NOLINT: implicit like bellperson
-  LinearCombination(std::initializer_list<Term> terms) : terms_(terms) {}
+  LinearCombination(Variable v) { push({v, Fr::one()}); }  // NOLINT: implicit like bellperson
+  LinearCombination(std::initializer_list<Term> terms) {
+    for (const Term& t : terms) push(t);
+  }
+  LinearCombination(const LinearCombination& o) { *this = o; }
+  LinearCombination(LinearCombination&& o) noexcept { *this = std::move(o); }
+  LinearCombination& operator=(const LinearCombination& o) {
+    if (this != &o) {
+      size_ = o.size_;
+      if (o.heap_.empty()) {
+        heap_.clear();
+        std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      } else {
+        heap_ = o.heap_;
+      }
+    }
+    return *this;
+  }
+  LinearCombination& operator=(LinearCombination&& o) noexcept {
+    if (this != &o) {
+      size_ = o.size_;
+      heap_ = std::move(o.heap_);
+      if (heap_.empty()) std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      o.heap_.clear();
+      o.size_ = 0;
+    }
+    return *this;
+  }
+  ~LinearCombination() = default;
 
   static LinearCombination zero() { return {}; }
   // coeff * ONE
   static LinearCombination constant(const Fr& coeff) { return LinearCombination({{Variable::one(), coeff}}); }
 
   LinearCombination& add(Variable v, const Fr& coeff = Fr::one()) {
-    terms_.push_back({v, coeff});
+    push({v, coeff});
     return *this;
   }
   LinearCombination& sub(Variable v, const Fr& coeff = Fr::one()) {
-    terms_.push_back({v, -coeff});
+    push({v, -coeff});
     return *this;
   }
   LinearCombination& operator+=(const LinearCombination& o) {
-    terms_.insert(terms_.end(), o.terms_.begin(), o.terms_.end());
+    if (&o == this) return *this += LinearCombination(o);
+    for (const Term& t : o.terms()) push(t);
     return *this;
   }
   LinearCombination& operator-=(const LinearCombination& o) {
-    for (const Term& t : o.terms_) terms_.push_back({t.var, -t.coeff});
+    if (&o == this) return *this -= LinearCombination(o);
+    for (const Term& t : o.terms()) push({t.var, -t.coeff});
     return *this;
   }
   LinearCombination scaled(const Fr& s) const {
     LinearCombination r = *this;
-    for (Term& t : r.terms_) t.coeff *= s;
+    for (Term& t : r.mutable_terms()) t.coeff *= s;
     return r;
   }
   friend LinearCombination operator+(LinearCombination a, const LinearCombination& b) { return a += b; }
   friend LinearCombination operator-(LinearCombination a, const LinearCombination& b) { return a -= b; }
 
-  const std::vector<Term>& terms() const { return terms_; }
-  bool empty() const { return terms_.empty(); }
+  std::span<const Term> terms() const { return {heap_.empty() ? inline_ : heap_.data(), size_}; }
+  bool empty() const { return size_ == 0; }
 
  private:
-  std::vector<Term> terms_;
+  std::span<Term> mutable_terms() { return {heap_.empty() ? inline_ : heap_.data(), size_}; }
+  void push(const Term& t) {
+    if (heap_.empty()) {
+      if (size_ < kInlineTerms) {
+        inline_[size_++] = t;
+        return;
+      }
+      heap_.reserve(2 * kInlineTerms);
+      heap_.assign(inline_, inline_ + size_);
+    }
+    heap_.push_back(t);
+    size_++;
+  }
+
+  // The terms are inline_[0, size_) while heap_ is empty, else heap_ (size_ > kInlineTerms).
+  Term inline_[kInlineTerms];
+  uint32_t size_ = 0;
+  std::vector<Term> heap_;
 };
 
 using LC = LinearCombination;

@@ -74,14 +74,24 @@ Variable ProvingAssignment::alloc_input(std::string_view, const Fr& value) {
 }
 
 Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
+  // Coefficients of 1 and -1 (most of them) are an addition and a subtraction, not a product.
+  static const Fr kOne = Fr::one(), kMinusOne = -Fr::one();
   Fr acc = Fr::zero();
   for (const auto& t : lc.terms()) {
+    const Fr* value;
     if (t.var.kind == Variable::Kind::kInput) {
       if (input_density) input_density->set(t.var.index);
-      acc += inputs_[t.var.index] * t.coeff;
+      value = &inputs_[t.var.index];
     } else {
       if (aux_density) aux_density->set(t.var.index);
-      acc += aux_[t.var.index] * t.coeff;
+      value = &aux_[t.var.index];
+    }
+    if (t.coeff == kOne) {
+      acc += *value;
+    } else if (t.coeff == kMinusOne) {
+      acc -= *value;
+    } else {
+      acc += *value * t.coeff;
     }
   }
   return acc;

@@ -2,6 +2,7 @@
 // proof bytes; tampered proofs and wrong public inputs are rejected.
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -263,6 +264,81 @@ TEST(ConstraintSystemTest, LinearCombinationsInlineAndSpilled) {
   EXPECT_EQ(pa.b().back(), Fr::one());
   EXPECT_EQ(pa.c().back(), expected * Fr::from_u64(3));
   EXPECT_EQ((lc - lc).terms().size(), 18u);
+}
+
+// A parallel synthesis into sections of a proving assignment gives the assignment a serial one
+// gives (values, densities), with sections of any size filled on several threads, and refuses
+// what would break it: a section over- or under-filled, a variable outside the section, an
+// input allocated in a section, the assignment used while sections are open.
+TEST(ConstraintSystemTest, SectionsGiveTheSerialAssignment) {
+  auto rng = test::make_rng();
+  // Section k: aux variables x_0..x_{m-1} (random values), constraints x_i * (x_{i-1} + ONE) =
+  // 3 x_i + input_1 (any values: the assignment records a, b and c whether or not satisfied).
+  const std::vector<size_t> sizes = {1, 63, 64, 65, 200, 7};
+  std::vector<std::vector<Fr>> values;
+  for (size_t m : sizes) {
+    values.emplace_back();
+    for (size_t i = 0; i < m; i++) values.back().push_back(i % 5 == 0 ? Fr::one() : Fr::random(rng));
+  }
+  auto fill = [&](ConstraintSystem& cs, size_t k) {
+    Variable prev = Variable::one();
+    for (size_t i = 0; i < sizes[k]; i++) {
+      const Variable x = cs.alloc("x", values[k][i]);
+      cs.enforce("c", x, LC(prev).add(Variable::one()), LC().add(x, Fr::from_u64(3)).add(Variable::input(1)));
+      prev = x;
+    }
+  };
+  r1cs::ProvingAssignment serial;
+  serial.alloc_input("in", Fr::from_u64(5));
+  serial.alloc("before", Fr::from_u64(9));
+  for (size_t k = 0; k < sizes.size(); k++) fill(serial, k);
+  serial.enforce("after", Variable::aux(0), Variable::input(1), Variable::one());
+
+  r1cs::ProvingAssignment parallel;
+  parallel.alloc_input("in", Fr::from_u64(5));
+  parallel.alloc("before", Fr::from_u64(9));
+  std::vector<r1cs::SectionShape> shapes;
+  for (size_t m : sizes) shapes.push_back({m, m});
+  auto sections = parallel.open_sections(shapes);
+  ASSERT_EQ(sections.size(), sizes.size());
+  EXPECT_THROW(parallel.enforce("now", Variable::one(), Variable::one(), Variable::one()), std::logic_error);
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < sizes.size(); k++) {
+    threads.emplace_back([&, k] {
+      fill(*sections[k], k);
+      sections[k]->close();
+    });
+  }
+  for (auto& t : threads) t.join();
+  parallel.enforce("after", Variable::aux(0), Variable::input(1), Variable::one());
+  EXPECT_EQ(parallel.a(), serial.a());
+  EXPECT_EQ(parallel.b(), serial.b());
+  EXPECT_EQ(parallel.c(), serial.c());
+  EXPECT_EQ(parallel.aux(), serial.aux());
+  for (auto d : {&r1cs::ProvingAssignment::a_aux_density, &r1cs::ProvingAssignment::b_aux_density,
+                 &r1cs::ProvingAssignment::b_input_density}) {
+    EXPECT_EQ((parallel.*d)().words(), (serial.*d)().words());
+    EXPECT_EQ((parallel.*d)().count_ones(), (serial.*d)().count_ones());
+    EXPECT_EQ((parallel.*d)().size(), (serial.*d)().size());
+  }
+
+  r1cs::ProvingAssignment bad;
+  auto s = bad.open_sections(std::vector<r1cs::SectionShape>{{2, 2}, {1, 1}});
+  const Variable x = s[0]->alloc("x", Fr::one());
+  EXPECT_THROW(s[0]->alloc_input("in", Fr::one()), std::logic_error);
+  EXPECT_THROW(s[1]->enforce("outside", x, x, x), std::logic_error);  // x is section 0's
+  EXPECT_THROW(s[0]->enforce("unallocated", Variable::aux(1), x, x), std::logic_error);
+  s[0]->enforce("ok", x, x, x);
+  EXPECT_THROW(s[0]->close(), std::logic_error);  // one constraint and one variable left
+  s[0]->alloc("y", Fr::one());
+  s[0]->enforce("ok", x, x, x);
+  EXPECT_THROW(s[0]->enforce("more", x, x, x), std::logic_error);
+  EXPECT_THROW(s[0]->alloc("more", Fr::one()), std::logic_error);
+  s[0]->close();
+  EXPECT_THROW(s[1]->close(), std::logic_error);  // nothing filled
+  EXPECT_THROW(bad.alloc("while open", Fr::one()), std::logic_error);
+  s.clear();  // the unclosed section abandoned: the assignment can be used (and discarded) again
+  EXPECT_NO_THROW(bad.alloc("after", Fr::one()));
 }
 
 // A backend's preparation of a/b/c (ProvingAssignment::set_abc_preparation: a page-lock on

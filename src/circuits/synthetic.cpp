@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <vector>
 
 namespace cuzk::circuits {
@@ -101,6 +102,9 @@ namespace {
 // this many blocks (1 M constraints, ~190 MB), so that its scratch does not grow with the circuit
 // (2^27 constraints held whole took 22 GiB, more than a/b/c and aux together).
 constexpr size_t kBlocksPerWindow = 256;
+// Blocks of one section of a parallel synthesis (ConstraintSystem::open_sections): 2^16
+// constraints, ~12 MB of shapes and values, one per thread at a time.
+constexpr size_t kBlocksPerSection = 16;
 
 // Shapes and witness values of the body constraints [begin, end) (whole blocks, or the body's
 // end), computed block by block in parallel; indices are relative to begin.
@@ -147,10 +151,11 @@ struct Window {
 }  // namespace
 
 size_t SyntheticCircuit::synthesis_scratch_bytes(size_t constraints) {
-  // One window of steps, values, is_bit and variables (the tail blocks computed first for the
-  // public inputs' values reuse the same vectors).
-  return std::min(constraints, kBlocksPerWindow * kBlock) *
-         (sizeof(Step) + sizeof(Fr) + sizeof(uint8_t) + sizeof(Variable));
+  // One window of steps, values, is_bit and variables (serial), or one section per thread
+  // (parallel), whichever is more.
+  const size_t threads = size_t(std::max(1, tbb::this_task_arena::max_concurrency()));
+  const size_t held = std::max(kBlocksPerWindow, threads * kBlocksPerSection) * kBlock;
+  return std::min(constraints, held) * (sizeof(Step) + sizeof(Fr) + sizeof(uint8_t) + sizeof(Variable));
 }
 
 void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
@@ -158,42 +163,72 @@ void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
   // The public inputs come first, as copies of the last body values (index n - 1 - k mod n),
   // so the blocks holding those are computed ahead (blocks are independent).
   const size_t tail = n - std::min(inputs_, n);
-  Window window;
-  window.compute(tail - tail % kBlock, n, seed_, witness_seed_, profile_);
   std::vector<Variable> inputs;
-  for (size_t k = 0; k < inputs_; k++) {
-    inputs.push_back(cs.alloc_input("input", window.value[n - 1 - k % n - window.begin]));
+  {
+    Window window;
+    window.compute(tail - tail % kBlock, n, seed_, witness_seed_, profile_);
+    for (size_t k = 0; k < inputs_; k++) {
+      inputs.push_back(cs.alloc_input("input", window.value[n - 1 - k % n - window.begin]));
+    }
   }
-  // Then the body, one window of blocks at a time: shapes and witness in parallel, the
-  // constraints in order.
-  std::vector<Variable> vars, tail_vars(n - tail);
-  for (size_t first = 0; first < n; first += kBlocksPerWindow * kBlock) {
-    const size_t last = std::min(n, first + kBlocksPerWindow * kBlock);
-    window.compute(first, last, seed_, witness_seed_, profile_);
+  std::vector<Variable> tail_vars(n - tail);
+  // The constraints of body variables [first, last) (whole blocks) into `out`, in order.
+  auto enforce_range = [&](r1cs::ConstraintSystem& out, const Window& window, size_t first, size_t last,
+                           std::vector<Variable>& vars) {
     vars.resize(last - first);
     for (size_t i = first; i < last; i++) {
       const size_t j = i - first;
-      const Step& s = window.steps[j];
+      const Step& s = window.steps[i - window.begin];
       auto var = [&](uint32_t src) { return vars[src - first]; };
-      vars[j] = cs.alloc("v", cs.has_values() ? window.value[j] : Fr::zero());
+      vars[j] = out.alloc("v", out.has_values() ? window.value[i - window.begin] : Fr::zero());
       if (i >= tail) tail_vars[i - tail] = vars[j];
       switch (s.kind) {
         case Kind::kBit:
-          cs.enforce("bit", vars[j], LC(Variable::one()).sub(vars[j]), LC::zero());
+          out.enforce("bit", vars[j], LC(Variable::one()).sub(vars[j]), LC::zero());
           break;
         case Kind::kCopy:
-          cs.enforce("copy", vars[j], Variable::one(), var(s.src[0]));
+          out.enforce("copy", vars[j], Variable::one(), var(s.src[0]));
           break;
         case Kind::kSink:
-          cs.enforce("sink", LC(var(s.src[0])).add(var(s.src[1])), Variable::one(), vars[j]);
+          out.enforce("sink", LC(var(s.src[0])).add(var(s.src[1])), Variable::one(), vars[j]);
           break;
         case Kind::kMix: {
           LC c = LC::constant(s.constant);
           for (int k = 0; k < 3; k++) c.add(var(s.src[k]), s.coeff[k]);
-          cs.enforce("mix", vars[j], Variable::one(), c);
+          out.enforce("mix", vars[j], Variable::one(), c);
           break;
         }
       }
+    }
+  };
+  // Where the system can take them, sections of kBlocksPerSection blocks are synthesized in
+  // parallel (each its own shapes, witness and constraints: blocks are independent); otherwise
+  // the body goes one window of blocks at a time, shapes and witness in parallel, the
+  // constraints in order.
+  const size_t section = kBlocksPerSection * kBlock;
+  std::vector<r1cs::SectionShape> shapes;
+  for (size_t first = 0; first < n; first += section) {
+    const size_t count = std::min(n, first + section) - first;
+    shapes.push_back({count, count});
+  }
+  auto sections = cs.open_sections(shapes);
+  if (!sections.empty()) {
+    tbb::parallel_for(size_t(0), sections.size(), [&](size_t k) {
+      const size_t first = k * section, last = std::min(n, first + section);
+      Window window;
+      window.compute(first, last, seed_, witness_seed_, profile_);
+      std::vector<Variable> vars;
+      enforce_range(*sections[k], window, first, last, vars);
+      sections[k]->close();
+    });
+    sections.clear();
+  } else {
+    Window window;
+    std::vector<Variable> vars;
+    for (size_t first = 0; first < n; first += kBlocksPerWindow * kBlock) {
+      const size_t last = std::min(n, first + kBlocksPerWindow * kBlock);
+      window.compute(first, last, seed_, witness_seed_, profile_);
+      enforce_range(cs, window, first, last, vars);
     }
   }
   for (size_t k = 0; k < inputs_; k++) {

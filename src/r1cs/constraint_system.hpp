@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -130,6 +131,14 @@ class LinearCombination {
 
 using LC = LinearCombination;
 
+class SectionSystem;
+
+// The size of one section of a parallel synthesis (ConstraintSystem::open_sections).
+struct SectionShape {
+  size_t constraints = 0;
+  size_t aux = 0;
+};
+
 // The interface circuits synthesize against. Values are passed eagerly; an implementation
 // that only records the shape ignores them (has_values() tells a circuit it may skip
 // computing them).
@@ -152,6 +161,28 @@ class ConstraintSystem {
   virtual size_t num_constraints() const = 0;
   virtual size_t num_inputs() const = 0;  // including ONE
   virtual size_t num_aux() const = 0;
+
+  // Parallel synthesis of independent parts (optional). Reserves, after everything allocated
+  // and enforced so far, one range of constraints and aux variables per shape, in order, and
+  // returns a system per range that any thread may fill at the same time as the others. A
+  // section allocates exactly its aux variables and enforces exactly its constraints, using only
+  // the public inputs and its own aux variables (std::logic_error otherwise), and is closed
+  // (SectionSystem::close) before this system is used again. The result is the same as
+  // synthesizing the sections one after another here. Systems that cannot do it return no
+  // sections: the circuit then synthesizes serially.
+  virtual std::vector<std::unique_ptr<SectionSystem>> open_sections(std::span<const SectionShape> shapes) {
+    (void)shapes;
+    return {};
+  }
+};
+
+// One range of a parallel synthesis (ConstraintSystem::open_sections). Variables it allocates
+// keep their indices in the whole system. Public inputs cannot be allocated in a section.
+class SectionSystem : public ConstraintSystem {
+ public:
+  // Checks that the section filled its range and hands what it recorded to the whole system;
+  // throws std::logic_error when it did not (the whole system is then unusable).
+  virtual void close() = 0;
 };
 
 // RAII namespace: cs.push_namespace(name) ... cs.pop_namespace().

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
@@ -60,7 +62,14 @@ void free_gradually(ReleasedAbc&& abc) {
 
 ProvingAssignment::ProvingAssignment() { alloc_input("ONE", Fr::one()); }
 
+void ProvingAssignment::check_no_open_sections() const {
+  if (sections_.open.load() != 0) {
+    throw std::logic_error("proving assignment: used while sections of a parallel synthesis are open");
+  }
+}
+
 Variable ProvingAssignment::alloc(std::string_view, const Fr& value) {
+  check_no_open_sections();
   aux_.push_back(value);
   a_aux_density_.add_element();
   b_aux_density_.add_element();
@@ -68,23 +77,35 @@ Variable ProvingAssignment::alloc(std::string_view, const Fr& value) {
 }
 
 Variable ProvingAssignment::alloc_input(std::string_view, const Fr& value) {
+  check_no_open_sections();
   inputs_.push_back(value);
   b_input_density_.add_element();
   return Variable::input(uint32_t(inputs_.size() - 1));
 }
 
-Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
-  // Coefficients of 1 and -1 (most of them) are an addition and a subtraction, not a product.
+namespace {
+
+// sum coeff * value over the terms. Coefficients of 1 and -1 (most of them) are an addition
+// and a subtraction, not a product. Input i's value is inputs[i]; aux variable i must lie in
+// [aux_begin, aux_end) (the whole assignment, or a section's own variables) and its value is
+// aux[i], its density bit aux_density bit i - aux_begin.
+Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>& aux, size_t aux_begin, size_t aux_end,
+              DensityTracker* input_density, DensityTracker* aux_density) {
   static const Fr kOne = Fr::one(), kMinusOne = -Fr::one();
   Fr acc = Fr::zero();
   for (const auto& t : lc.terms()) {
     const Fr* value;
     if (t.var.kind == Variable::Kind::kInput) {
+      if (t.var.index >= inputs.size()) throw std::logic_error("constraint uses an input that does not exist");
       if (input_density) input_density->set(t.var.index);
-      value = &inputs_[t.var.index];
+      value = &inputs[t.var.index];
     } else {
-      if (aux_density) aux_density->set(t.var.index);
-      value = &aux_[t.var.index];
+      if (t.var.index < aux_begin || t.var.index >= aux_end) {
+        throw std::logic_error(aux_begin == 0 ? "constraint uses an aux variable that does not exist"
+                                              : "a section's constraint uses an aux variable outside the section");
+      }
+      if (aux_density) aux_density->set(t.var.index - aux_begin);
+      value = &aux[t.var.index];
     }
     if (t.coeff == kOne) {
       acc += *value;
@@ -97,7 +118,102 @@ Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityT
   return acc;
 }
 
+}  // namespace
+
+Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
+  return eval_terms(lc, inputs_, aux_, 0, aux_.size(), input_density, aux_density);
+}
+
+// One range of constraints [c_next_, c_end_) and aux variables [aux_begin_, aux_end_) of the
+// assignment, written in place; density bits kept here (offset by the range's start) until close.
+class ProvingAssignment::Section final : public SectionSystem {
+ public:
+  Section(ProvingAssignment& pa, size_t c_begin, size_t aux_begin, const SectionShape& shape)
+      : pa_(pa),
+        c_next_(c_begin),
+        c_end_(c_begin + shape.constraints),
+        aux_begin_(aux_begin),
+        aux_next_(aux_begin),
+        aux_end_(aux_begin + shape.aux) {
+    a_aux_.grow(shape.aux);
+    b_aux_.grow(shape.aux);
+    b_input_.grow(pa.inputs_.size());
+  }
+  ~Section() override {
+    // Abandoned (an exception on its way): its range keeps zeros, and the caller, which sees the
+    // exception, discards the assignment.
+    if (!closed_) pa_.sections_.open--;
+  }
+
+  Variable alloc(std::string_view, const Fr& value) override {
+    if (aux_next_ == aux_end_) throw std::logic_error("a section allocates more aux variables than reserved");
+    pa_.aux_[aux_next_] = value;
+    return Variable::aux(uint32_t(aux_next_++));
+  }
+  Variable alloc_input(std::string_view, const Fr&) override {
+    throw std::logic_error("a section cannot allocate public inputs");
+  }
+  void enforce(std::string_view, const LC& a, const LC& b, const LC& c) override {
+    if (c_next_ == c_end_) throw std::logic_error("a section enforces more constraints than reserved");
+    pa_.a_[c_next_] = eval_terms(a, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, nullptr, &a_aux_);
+    pa_.b_[c_next_] = eval_terms(b, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, &b_input_, &b_aux_);
+    pa_.c_[c_next_] = eval_terms(c, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, nullptr, nullptr);
+    c_next_++;
+    constraints_++;
+  }
+  size_t num_constraints() const override { return constraints_; }
+  size_t num_inputs() const override { return pa_.inputs_.size(); }
+  size_t num_aux() const override { return aux_next_ - aux_begin_; }
+
+  void close() override {
+    if (closed_) return;
+    if (c_next_ != c_end_ || aux_next_ != aux_end_) {
+      throw std::logic_error("a section closed with " + std::to_string(c_end_ - c_next_) + " constraints and " +
+                             std::to_string(aux_end_ - aux_next_) + " aux variables of its range left");
+    }
+    {
+      std::lock_guard lock(pa_.sections_.merge);
+      pa_.a_aux_density_.set_from(aux_begin_, a_aux_);
+      pa_.b_aux_density_.set_from(aux_begin_, b_aux_);
+      pa_.b_input_density_.set_from(0, b_input_);
+    }
+    closed_ = true;
+    pa_.sections_.open--;
+  }
+
+ private:
+  ProvingAssignment& pa_;
+  size_t c_next_, c_end_, aux_begin_, aux_next_, aux_end_;
+  size_t constraints_ = 0;
+  DensityTracker a_aux_, b_aux_, b_input_;
+  bool closed_ = false;
+};
+
+std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std::span<const SectionShape> shapes) {
+  check_no_open_sections();
+  drop_abc_preparation();
+  size_t constraints = 0, aux = 0;
+  for (const auto& s : shapes) constraints += s.constraints, aux += s.aux;
+  if (aux_.size() + aux > (size_t(1) << 32)) throw std::invalid_argument("more than 2^32 aux variables");
+  size_t c_at = a_.size(), aux_at = aux_.size();
+  // Written in place by the sections (zeros first: std::vector cannot leave them unwritten).
+  for (auto* v : {&a_, &b_, &c_}) v->resize(v->size() + constraints);
+  aux_.resize(aux_.size() + aux);
+  a_aux_density_.grow(aux);
+  b_aux_density_.grow(aux);
+  std::vector<std::unique_ptr<SectionSystem>> out;
+  out.reserve(shapes.size());
+  for (const auto& s : shapes) {
+    sections_.open++;
+    out.push_back(std::make_unique<Section>(*this, c_at, aux_at, s));
+    c_at += s.constraints;
+    aux_at += s.aux;
+  }
+  return out;
+}
+
 void ProvingAssignment::enforce(std::string_view, const LC& a, const LC& b, const LC& c) {
+  check_no_open_sections();
   drop_abc_preparation();
   a_.push_back(eval(a, nullptr, &a_aux_density_));
   b_.push_back(eval(b, &b_input_density_, &b_aux_density_));

@@ -2,8 +2,10 @@
 // enforced (no matrices are kept) and records which variables occur in the A and B queries.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "r1cs/constraint_system.hpp"
@@ -56,6 +58,9 @@ class ProvingAssignment final : public ConstraintSystem {
   Variable alloc(std::string_view name, const Fr& value) override;
   Variable alloc_input(std::string_view name, const Fr& value) override;
   void enforce(std::string_view name, const LC& a, const LC& b, const LC& c) override;
+  // Sections write a, b, c and aux in place (the vectors are grown first), and record their
+  // density bits apart, merged in by close().
+  std::vector<std::unique_ptr<SectionSystem>> open_sections(std::span<const SectionShape> shapes) override;
   size_t num_constraints() const override { return a_.size(); }
   size_t num_inputs() const override { return inputs_.size(); }
   size_t num_aux() const override { return aux_.size(); }
@@ -103,7 +108,9 @@ class ProvingAssignment final : public ConstraintSystem {
   bool abc_prepared() const { return abc_preparation_.owner != nullptr; }
 
  private:
+  class Section;
   Fr eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const;
+  void check_no_open_sections() const;
   void drop_abc_preparation() {
     if (abc_preparation_.owner) abc_preparation_.owner.reset();
   }
@@ -122,7 +129,20 @@ class ProvingAssignment final : public ConstraintSystem {
   std::vector<Fr> a_, b_, c_;
   std::vector<Fr> inputs_, aux_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
+  // Sections of a parallel synthesis not yet closed, and the lock under which closing ones merge
+  // their density bits. Copies and moves start with none open.
+  struct Sections {
+    std::atomic<size_t> open{0};
+    std::mutex merge;
+    Sections() = default;
+    Sections(const Sections&) {}
+    Sections(Sections&&) noexcept {}
+    Sections& operator=(const Sections&) = delete;
+    Sections& operator=(Sections&&) = delete;
+  };
+
   AbcSink abc_sink_;
+  Sections sections_;
   Held abc_preparation_;  // after a_, b_, c_: destroyed before them
 };
 

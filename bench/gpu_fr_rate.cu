@@ -1,5 +1,7 @@
 // Device field-product throughput, for the NTT and MSM floors in docs/PERF.md: many independent
 // chains of x = x * y, timed with events.
+#include <algorithm>
+
 #include <cuda_runtime.h>
 
 #include "bench/gpu_fr_rate.hpp"
@@ -142,7 +144,11 @@ std::vector<FpRate> gpu_fp_muls_per_second_beside() {
   add("FP64 FMAs", 128, 128, run.template operator()<128, 0, 0>());
   add("FP64 FMAs", 256, 256, run.template operator()<256, 0, 0>());
   add("FP64 FMAs", 512, 512, run.template operator()<512, 0, 0>());
-  if (major >= 8) {  // int8 mma.sync needs sm_80
+  // int8 mma.sync needs sm_80, in the device and in the code loaded for it (the kernel issues
+  // none when compiled for an older architecture).
+  cudaFuncAttributes mma_kernel{};
+  check(cudaFuncGetAttributes(&mma_kernel, fp_mul_chain<0, 2, 0>), "kernel attributes");
+  if (major >= 8 && std::min(mma_kernel.ptxVersion, mma_kernel.binaryVersion) >= 80) {
     add("int8 MMAs (m16n8k32) per warp", 2, 2.0 / 32, run.template operator()<0, 2, 0>());
     add("int8 MMAs (m16n8k32) per warp", 8, 8.0 / 32, run.template operator()<0, 8, 0>());
     add("int8 MMAs (m16n8k32) per warp", 32, 32.0 / 32, run.template operator()<0, 32, 0>());

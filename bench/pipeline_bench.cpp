@@ -34,7 +34,8 @@ struct Row {
 
 // --pseudo-params: what the engine's parameter manager gets instead of a setup for c's id:
 // pseudo-random points of the shape of c's partitions (all share one shape), from one partition
-// synthesized here. Made inside the engine's preload (not timed), handed over without a copy.
+// synthesized here. Made inside each run's preload (not timed; again for every policy and
+// worker count, since each run's engine owns its set), handed over without a copy.
 std::unique_ptr<groth16::Parameters> make_pseudo_parameters(const engine::CircuitDescription& c) {
   const auto t0 = Clock::now();
   circuits::SyntheticCircuit circuit(c.constraints, c.public_inputs, circuits::SyntheticProfile{}, c.seed);

@@ -1,5 +1,7 @@
 // The synthetic PoRep-profile circuit: satisfiable, of the requested size and densities,
 // deterministic in its seed, and provable end to end.
+#include <bit>
+
 #include <gtest/gtest.h>
 
 #include "circuits/synthetic.hpp"
@@ -23,6 +25,9 @@ TEST(SyntheticCircuitTest, SatisfiedWithRequestedSizeAndProfile) {
     auto pa = groth16::synthesize(circuit);
     EXPECT_EQ(pa.num_constraints(), n);
     EXPECT_EQ(pa.num_inputs(), 9u);
+    // The parallel synthesis grew a, b and c once, to the domain (not twice when the input
+    // constraints came after it).
+    EXPECT_EQ(pa.a().capacity(), std::bit_ceil(n));
     if (n < (1 << 14)) continue;
     const double aux = double(pa.num_aux());
     EXPECT_NEAR(double(pa.a_aux_density().count_ones()) / aux, 0.997, 0.003);

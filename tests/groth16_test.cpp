@@ -322,23 +322,37 @@ TEST(ConstraintSystemTest, SectionsGiveTheSerialAssignment) {
     EXPECT_EQ((parallel.*d)().size(), (serial.*d)().size());
   }
 
-  r1cs::ProvingAssignment bad;
-  auto s = bad.open_sections(std::vector<r1cs::SectionShape>{{2, 2}, {1, 1}});
-  const Variable x = s[0]->alloc("x", Fr::one());
-  EXPECT_THROW(s[0]->alloc_input("in", Fr::one()), std::logic_error);
-  EXPECT_THROW(s[1]->enforce("outside", x, x, x), std::logic_error);  // x is section 0's
-  EXPECT_THROW(s[0]->enforce("unallocated", Variable::aux(1), x, x), std::logic_error);
-  s[0]->enforce("ok", x, x, x);
-  EXPECT_THROW(s[0]->close(), std::logic_error);  // one constraint and one variable left
-  s[0]->alloc("y", Fr::one());
-  s[0]->enforce("ok", x, x, x);
-  EXPECT_THROW(s[0]->enforce("more", x, x, x), std::logic_error);
-  EXPECT_THROW(s[0]->alloc("more", Fr::one()), std::logic_error);
-  s[0]->close();
-  EXPECT_THROW(s[1]->close(), std::logic_error);  // nothing filled
-  EXPECT_THROW(bad.alloc("while open", Fr::one()), std::logic_error);
-  s.clear();  // the unclosed section abandoned: the assignment can be used (and discarded) again
-  EXPECT_NO_THROW(bad.alloc("after", Fr::one()));
+  {
+    r1cs::ProvingAssignment bad;
+    auto s = bad.open_sections(std::vector<r1cs::SectionShape>{{2, 2}, {1, 1}});
+    const Variable x = s[0]->alloc("x", Fr::one());
+    EXPECT_THROW(s[0]->alloc_input("in", Fr::one()), std::logic_error);
+    EXPECT_THROW(s[1]->enforce("outside", x, x, x), std::logic_error);  // x is section 0's
+    EXPECT_THROW(s[0]->enforce("unallocated", Variable::aux(1), x, x), std::logic_error);
+    s[0]->enforce("ok", x, x, x);
+    s[0]->alloc("y", Fr::one());
+    s[0]->enforce("ok", x, x, x);
+    EXPECT_THROW(s[0]->enforce("more", x, x, x), std::logic_error);
+    EXPECT_THROW(s[0]->alloc("more", Fr::one()), std::logic_error);
+    s[0]->close();
+    EXPECT_THROW(bad.alloc("while open", Fr::one()), std::logic_error);
+    EXPECT_THROW(bad.release_abc(), std::logic_error);
+    s[1]->alloc("z", Fr::one());
+    s[1]->enforce("ok", Variable::one(), Variable::one(), Variable::one());
+    s[1]->close();
+    EXPECT_NO_THROW(bad.alloc("after", Fr::one()));  // all closed: usable again
+  }
+  {
+    // A section closed short, or abandoned, leaves the assignment incomplete: refused from then on.
+    r1cs::ProvingAssignment shortfall;
+    auto s = shortfall.open_sections(std::vector<r1cs::SectionShape>{{1, 1}});
+    EXPECT_THROW(s[0]->close(), std::logic_error);
+    s.clear();
+    EXPECT_THROW(shortfall.alloc("after", Fr::one()), std::logic_error);
+    r1cs::ProvingAssignment abandoned;
+    abandoned.open_sections(std::vector<r1cs::SectionShape>{{1, 1}});  // dropped unclosed
+    EXPECT_THROW(abandoned.enforce("after", Variable::one(), Variable::one(), Variable::one()), std::logic_error);
+  }
 }
 
 // A backend's preparation of a/b/c (ProvingAssignment::set_abc_preparation: a page-lock on

@@ -114,13 +114,15 @@ struct Window {
   std::vector<Step> steps;
   std::vector<Fr> value;
 
-  void compute(size_t first, size_t last, uint64_t seed, uint64_t witness_seed, const SyntheticProfile& profile) {
+  // parallel: the blocks on all cores (else on this thread: a section, already one of many).
+  void compute(size_t first, size_t last, uint64_t seed, uint64_t witness_seed, const SyntheticProfile& profile,
+               bool parallel) {
     begin = first;
     const size_t count = last - first;
     is_bit.assign(count, 0);
     steps.resize(count);
     value.resize(count);
-    tbb::parallel_for(size_t(0), (count + kBlock - 1) / kBlock, [&](size_t b) {
+    auto block = [&](size_t b) {
       const size_t end = std::min(last, first + (b + 1) * kBlock);
       for (size_t i = first + b * kBlock; i < end; i++) {
         // make_step reads is_bit of earlier variables of the same block, all in this window.
@@ -144,7 +146,13 @@ struct Window {
         }
         steps[j] = s;
       }
-    });
+    };
+    const size_t blocks = (count + kBlock - 1) / kBlock;
+    if (parallel) {
+      tbb::parallel_for(size_t(0), blocks, block);
+    } else {
+      for (size_t b = 0; b < blocks; b++) block(b);
+    }
   }
 };
 
@@ -166,7 +174,7 @@ void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
   std::vector<Variable> inputs;
   {
     Window window;
-    window.compute(tail - tail % kBlock, n, seed_, witness_seed_, profile_);
+    window.compute(tail - tail % kBlock, n, seed_, witness_seed_, profile_, /*parallel=*/true);
     for (size_t k = 0; k < inputs_; k++) {
       inputs.push_back(cs.alloc_input("input", window.value[n - 1 - k % n - window.begin]));
     }
@@ -212,11 +220,15 @@ void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
     shapes.push_back({count, count});
   }
   auto sections = cs.open_sections(shapes);
+  if (!sections.empty() && sections.size() != shapes.size()) {
+    throw std::logic_error("synthetic circuit: the constraint system opened " + std::to_string(sections.size()) +
+                           " sections for " + std::to_string(shapes.size()));
+  }
   if (!sections.empty()) {
     tbb::parallel_for(size_t(0), sections.size(), [&](size_t k) {
       const size_t first = k * section, last = std::min(n, first + section);
-      Window window;
-      window.compute(first, last, seed_, witness_seed_, profile_);
+      Window window;  // one section per thread at a time: its blocks on this thread
+      window.compute(first, last, seed_, witness_seed_, profile_, /*parallel=*/false);
       std::vector<Variable> vars;
       enforce_range(*sections[k], window, first, last, vars);
       sections[k]->close();
@@ -227,7 +239,7 @@ void SyntheticCircuit::synthesize(r1cs::ConstraintSystem& cs) const {
     std::vector<Variable> vars;
     for (size_t first = 0; first < n; first += kBlocksPerWindow * kBlock) {
       const size_t last = std::min(n, first + kBlocksPerWindow * kBlock);
-      window.compute(first, last, seed_, witness_seed_, profile_);
+      window.compute(first, last, seed_, witness_seed_, profile_, /*parallel=*/true);
       enforce_range(cs, window, first, last, vars);
     }
   }

@@ -38,8 +38,9 @@ class SyntheticCircuit final : public r1cs::Circuit {
   // partitions of one job.
   void set_witness_seed(uint64_t witness_seed) { witness_seed_ = witness_seed; }
 
-  // Bytes synthesize() holds besides the constraint system (the shapes and values of one window
-  // of blocks: it streams the body), for the engine's memory estimate.
+  // Bytes synthesize() holds besides the constraint system, for the engine's memory estimate:
+  // the shapes and values of one window of blocks (it streams the body), or of one section per
+  // thread when the system takes parallel sections, whichever is more.
   static size_t synthesis_scratch_bytes(size_t constraints);
 
   size_t num_constraints() const { return constraints_; }

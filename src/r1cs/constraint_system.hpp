@@ -53,21 +53,18 @@ class LinearCombination {
   LinearCombination(LinearCombination&& o) noexcept { *this = std::move(o); }
   LinearCombination& operator=(const LinearCombination& o) {
     if (this != &o) {
+      std::vector<Term> heap = o.heap_;  // may throw: nothing changed yet
+      heap_.swap(heap);
+      if (heap_.empty()) std::copy(o.inline_, o.inline_ + o.size_, inline_);
       size_ = o.size_;
-      if (o.heap_.empty()) {
-        heap_.clear();
-        std::copy(o.inline_, o.inline_ + o.size_, inline_);
-      } else {
-        heap_ = o.heap_;
-      }
     }
     return *this;
   }
   LinearCombination& operator=(LinearCombination&& o) noexcept {
     if (this != &o) {
-      size_ = o.size_;
       heap_ = std::move(o.heap_);
       if (heap_.empty()) std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      size_ = o.size_;
       o.heap_.clear();
       o.size_ = 0;
     }
@@ -102,8 +99,14 @@ class LinearCombination {
     for (Term& t : r.mutable_terms()) t.coeff *= s;
     return r;
   }
-  friend LinearCombination operator+(LinearCombination a, const LinearCombination& b) { return a += b; }
-  friend LinearCombination operator-(LinearCombination a, const LinearCombination& b) { return a -= b; }
+  friend LinearCombination operator+(LinearCombination a, const LinearCombination& b) {
+    a += b;
+    return a;  // moved, not copied
+  }
+  friend LinearCombination operator-(LinearCombination a, const LinearCombination& b) {
+    a -= b;
+    return a;
+  }
 
   std::span<const Term> terms() const { return {heap_.empty() ? inline_ : heap_.data(), size_}; }
   bool empty() const { return size_ == 0; }
@@ -181,7 +184,9 @@ class ConstraintSystem {
 class SectionSystem : public ConstraintSystem {
  public:
   // Checks that the section filled its range and hands what it recorded to the whole system;
-  // throws std::logic_error when it did not (the whole system is then unusable).
+  // throws std::logic_error when it did not. A section that fails or is destroyed unclosed
+  // leaves the whole system incomplete: it then refuses further use (std::logic_error).
+  // num_constraints() and num_aux() count the section's own, num_inputs() the whole system's.
   virtual void close() = 0;
 };
 

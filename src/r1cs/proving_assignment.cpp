@@ -1,6 +1,7 @@
 #include "r1cs/proving_assignment.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -63,6 +64,9 @@ void free_gradually(ReleasedAbc&& abc) {
 ProvingAssignment::ProvingAssignment() { alloc_input("ONE", Fr::one()); }
 
 void ProvingAssignment::check_no_open_sections() const {
+  if (sections_.failed.load()) {
+    throw std::logic_error("proving assignment: a section of its parallel synthesis failed, so it is incomplete");
+  }
   if (sections_.open.load() != 0) {
     throw std::logic_error("proving assignment: used while sections of a parallel synthesis are open");
   }
@@ -87,10 +91,10 @@ namespace {
 
 // sum coeff * value over the terms. Coefficients of 1 and -1 (most of them) are an addition
 // and a subtraction, not a product. Input i's value is inputs[i]; aux variable i must lie in
-// [aux_begin, aux_end) (the whole assignment, or a section's own variables) and its value is
-// aux[i], its density bit aux_density bit i - aux_begin.
+// [aux_begin, aux_end) (the whole assignment, or a section's variables allocated so far) and its
+// value is aux[i], its density bit aux_density bit i - aux_begin.
 Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>& aux, size_t aux_begin, size_t aux_end,
-              DensityTracker* input_density, DensityTracker* aux_density) {
+              bool section, DensityTracker* input_density, DensityTracker* aux_density) {
   static const Fr kOne = Fr::one(), kMinusOne = -Fr::one();
   Fr acc = Fr::zero();
   for (const auto& t : lc.terms()) {
@@ -101,8 +105,9 @@ Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>
       value = &inputs[t.var.index];
     } else {
       if (t.var.index < aux_begin || t.var.index >= aux_end) {
-        throw std::logic_error(aux_begin == 0 ? "constraint uses an aux variable that does not exist"
-                                              : "a section's constraint uses an aux variable outside the section");
+        throw std::logic_error(
+            section ? "a section's constraint uses an aux variable outside the section (or not yet allocated)"
+                    : "constraint uses an aux variable that does not exist");
       }
       if (aux_density) aux_density->set(t.var.index - aux_begin);
       value = &aux[t.var.index];
@@ -121,11 +126,12 @@ Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>
 }  // namespace
 
 Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
-  return eval_terms(lc, inputs_, aux_, 0, aux_.size(), input_density, aux_density);
+  return eval_terms(lc, inputs_, aux_, 0, aux_.size(), /*section=*/false, input_density, aux_density);
 }
 
 // One range of constraints [c_next_, c_end_) and aux variables [aux_begin_, aux_end_) of the
-// assignment, written in place; density bits kept here (offset by the range's start) until close.
+// assignment, written in place; density bits kept here (offset by the range's start) until
+// close. num_constraints() and num_aux() count this section's, num_inputs() the assignment's.
 class ProvingAssignment::Section final : public SectionSystem {
  public:
   Section(ProvingAssignment& pa, size_t c_begin, size_t aux_begin, const SectionShape& shape)
@@ -138,11 +144,13 @@ class ProvingAssignment::Section final : public SectionSystem {
     a_aux_.grow(shape.aux);
     b_aux_.grow(shape.aux);
     b_input_.grow(pa.inputs_.size());
+    pa_.sections_.open++;  // last: the destructor undoes it
   }
   ~Section() override {
-    // Abandoned (an exception on its way): its range keeps zeros, and the caller, which sees the
-    // exception, discards the assignment.
-    if (!closed_) pa_.sections_.open--;
+    if (closed_) return;
+    // Failed or abandoned (an exception on its way): its range is incomplete.
+    pa_.sections_.failed = true;
+    pa_.sections_.open--;
   }
 
   Variable alloc(std::string_view, const Fr& value) override {
@@ -155,9 +163,9 @@ class ProvingAssignment::Section final : public SectionSystem {
   }
   void enforce(std::string_view, const LC& a, const LC& b, const LC& c) override {
     if (c_next_ == c_end_) throw std::logic_error("a section enforces more constraints than reserved");
-    pa_.a_[c_next_] = eval_terms(a, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, nullptr, &a_aux_);
-    pa_.b_[c_next_] = eval_terms(b, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, &b_input_, &b_aux_);
-    pa_.c_[c_next_] = eval_terms(c, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, nullptr, nullptr);
+    pa_.a_[c_next_] = eval_section(a, nullptr, &a_aux_);
+    pa_.b_[c_next_] = eval_section(b, &b_input_, &b_aux_);
+    pa_.c_[c_next_] = eval_section(c, nullptr, nullptr);
     c_next_++;
     constraints_++;
   }
@@ -168,6 +176,7 @@ class ProvingAssignment::Section final : public SectionSystem {
   void close() override {
     if (closed_) return;
     if (c_next_ != c_end_ || aux_next_ != aux_end_) {
+      pa_.sections_.failed = true;
       throw std::logic_error("a section closed with " + std::to_string(c_end_ - c_next_) + " constraints and " +
                              std::to_string(aux_end_ - aux_next_) + " aux variables of its range left");
     }
@@ -182,6 +191,10 @@ class ProvingAssignment::Section final : public SectionSystem {
   }
 
  private:
+  Fr eval_section(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
+    return eval_terms(lc, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, /*section=*/true, input_density, aux_density);
+  }
+
   ProvingAssignment& pa_;
   size_t c_next_, c_end_, aux_begin_, aux_next_, aux_end_;
   size_t constraints_ = 0;
@@ -196,15 +209,32 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
   for (const auto& s : shapes) constraints += s.constraints, aux += s.aux;
   if (aux_.size() + aux > (size_t(1) << 32)) throw std::invalid_argument("more than 2^32 aux variables");
   size_t c_at = a_.size(), aux_at = aux_.size();
-  // Written in place by the sections (zeros first: std::vector cannot leave them unwritten).
-  for (auto* v : {&a_, &b_, &c_}) v->resize(v->size() + constraints);
-  aux_.resize(aux_.size() + aux);
-  a_aux_density_.grow(aux);
-  b_aux_density_.grow(aux);
+  try {
+    // Written in place by the sections (zeros first: std::vector cannot leave them unwritten).
+    // a, b and c get room for the domain (the constraints that follow and the prover's padding)
+    // when the caller did not reserve it: growing them later would copy them.
+    const size_t c_need = c_at + constraints;
+    for (auto* v : {&a_, &b_, &c_}) {
+      if (v->capacity() < c_need) {
+        v->reserve(std::bit_ceil(c_need));
+        advise_huge_pages(v->data(), v->capacity() * sizeof(Fr));
+      }
+      v->resize(c_need);
+    }
+    if (aux_.capacity() < aux_at + aux) {
+      aux_.reserve(aux_at + aux);
+      advise_huge_pages(aux_.data(), aux_.capacity() * sizeof(Fr));
+    }
+    aux_.resize(aux_at + aux);
+    a_aux_density_.grow(aux);
+    b_aux_density_.grow(aux);
+  } catch (...) {
+    sections_.failed = true;  // some vectors grown, some not
+    throw;
+  }
   std::vector<std::unique_ptr<SectionSystem>> out;
   out.reserve(shapes.size());
   for (const auto& s : shapes) {
-    sections_.open++;
     out.push_back(std::make_unique<Section>(*this, c_at, aux_at, s));
     c_at += s.constraints;
     aux_at += s.aux;
@@ -226,6 +256,7 @@ void ProvingAssignment::enforce_input_constraints() {
 }
 
 void ProvingAssignment::reserve(size_t constraints, size_t aux) {
+  check_no_open_sections();
   drop_abc_preparation();
   a_.reserve(constraints);
   b_.reserve(constraints);
@@ -247,6 +278,7 @@ AssignmentBytes ProvingAssignment::bytes() const {
 }
 
 void ProvingAssignment::release_abc() {
+  check_no_open_sections();
   ReleasedAbc abc;
   abc.preparation = std::exchange(abc_preparation_.owner, nullptr);
   abc.a = std::exchange(a_, {});

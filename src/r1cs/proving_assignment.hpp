@@ -77,9 +77,9 @@ class ProvingAssignment final : public ConstraintSystem {
   const std::vector<Fr>& c() const { return c_; }
   // Mutable access (the CPU prover transforms in place, and may grow them to the domain) first
   // drops any preparation of a, b and c.
-  std::vector<Fr>& a_mut() { return drop_abc_preparation(), a_; }
-  std::vector<Fr>& b_mut() { return drop_abc_preparation(), b_; }
-  std::vector<Fr>& c_mut() { return drop_abc_preparation(), c_; }
+  std::vector<Fr>& a_mut() { return check_no_open_sections(), drop_abc_preparation(), a_; }
+  std::vector<Fr>& b_mut() { return check_no_open_sections(), drop_abc_preparation(), b_; }
+  std::vector<Fr>& c_mut() { return check_no_open_sections(), drop_abc_preparation(), c_; }
   const std::vector<Fr>& inputs() const { return inputs_; }
   const std::vector<Fr>& aux() const { return aux_; }
   const DensityTracker& a_aux_density() const { return a_aux_density_; }
@@ -129,10 +129,11 @@ class ProvingAssignment final : public ConstraintSystem {
   std::vector<Fr> a_, b_, c_;
   std::vector<Fr> inputs_, aux_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
-  // Sections of a parallel synthesis not yet closed, and the lock under which closing ones merge
-  // their density bits. Copies and moves start with none open.
+  // Sections of a parallel synthesis not yet closed, whether one failed, and the lock under which
+  // closing ones merge their density bits. Copies and moves start with none open or failed.
   struct Sections {
     std::atomic<size_t> open{0};
+    std::atomic<bool> failed{false};  // a section failed or was abandoned: the assignment is incomplete
     std::mutex merge;
     Sections() = default;
     Sections(const Sections&) {}

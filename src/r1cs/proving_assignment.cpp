@@ -233,11 +233,16 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
     throw;
   }
   std::vector<std::unique_ptr<SectionSystem>> out;
-  out.reserve(shapes.size());
-  for (const auto& s : shapes) {
-    out.push_back(std::make_unique<Section>(*this, c_at, aux_at, s));
-    c_at += s.constraints;
-    aux_at += s.aux;
+  try {
+    out.reserve(shapes.size());
+    for (const auto& s : shapes) {
+      out.push_back(std::make_unique<Section>(*this, c_at, aux_at, s));
+      c_at += s.constraints;
+      aux_at += s.aux;
+    }
+  } catch (...) {
+    sections_.failed = true;  // the ranges are reserved, and some will never be filled
+    throw;
   }
   return out;
 }

@@ -44,12 +44,9 @@ std::unique_ptr<groth16::Parameters> make_pseudo_parameters(const engine::Circui
     const auto witness = groth16::synthesize(circuit);
     return groth16::pseudo_random_parameters(witness, std::bit_ceil(witness.num_constraints()), c.seed);
   }();
-  const int64_t bytes = int64_t(params.h.size() + params.l.size() + params.a.size() + params.b_g1.size()) *
-                            int64_t(sizeof(groth16::G1Affine)) +
-                        int64_t(params.b_g2.size()) * int64_t(sizeof(groth16::G2Affine));
   std::fprintf(stderr,
                "parameters: pseudo-random, %.1f GiB, made in %.1f s (one partition synthesized for the shape)\n",
-               gib(bytes), std::chrono::duration<double>(Clock::now() - t0).count());
+               gib(int64_t(params.base_bytes())), std::chrono::duration<double>(Clock::now() - t0).count());
   return std::make_unique<groth16::Parameters>(std::move(params));
 }
 

@@ -212,11 +212,8 @@ int run_prove_bench(const ProveBenchArgs& a) {
         t.finish, total, free_s, free_mode.c_str(), verified, peak_rss_gib());
   }
   if (a.pseudo_params) {
-    const size_t bytes =
-        (params.h.size() + params.l.size() + params.a.size() + params.b_g1.size()) * sizeof(groth16::G1Affine) +
-        params.b_g2.size() * sizeof(groth16::G2Affine);
     std::printf("\nparameters: pseudo-random, %.1f GiB made in %.2f s (RSS then %.2f GiB)",
-                double(bytes) / double(1 << 30), setup_s, rss_params);
+                double(params.base_bytes()) / double(1 << 30), setup_s, rss_params);
   } else {
     std::printf("\nparameters: %s (%s %.2f s; RSS after loading %.2f GiB)", params_path(a).c_str(),
                 setup_s > 0 ? "setup" : "load", setup_s > 0 ? setup_s : load_s, rss_params);

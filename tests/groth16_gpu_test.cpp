@@ -52,11 +52,6 @@ void expect_same(const PendingProof& x, const PendingProof& y) {
   EXPECT_EQ(x.b_g1_aux.to_affine(), y.b_g1_aux.to_affine());
 }
 
-// Device bytes of a parameter set's plain bases.
-size_t plain_bytes(const Parameters& p) {
-  return (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size()) * sizeof(G1Affine) + p.b_g2.size() * sizeof(G2Affine);
-}
-
 // Every setting of H's precomputed copies: as many as fit (all, at these sizes), none, at most 3.
 TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
   auto rng = test::make_rng();
@@ -92,14 +87,14 @@ TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
       const size_t h_bytes = params.h.size() * sizeof(G1Affine);
       if (g == 0) {
         const size_t all = cuda::plan_h_copies(params.h.size(), 0, size_t(1) << 50).copies;
-        EXPECT_EQ(gpu->resident_bytes(), plain_bytes(params) + (all - 1) * h_bytes) << "not every copy";
+        EXPECT_EQ(gpu->resident_bytes(), params.base_bytes() + (all - 1) * h_bytes) << "not every copy";
       } else if (g == 1) {
-        EXPECT_EQ(gpu->resident_bytes(), plain_bytes(params));
+        EXPECT_EQ(gpu->resident_bytes(), params.base_bytes());
       } else {
-        EXPECT_GE(gpu->resident_bytes(), plain_bytes(params) + h_bytes) << "no copies of H, backend " << g;
+        EXPECT_GE(gpu->resident_bytes(), params.base_bytes() + h_bytes) << "no copies of H, backend " << g;
       }
       if (g == 2) {
-        EXPECT_LE(gpu->resident_bytes(), plain_bytes(params) + 2 * h_bytes);
+        EXPECT_LE(gpu->resident_bytes(), params.base_bytes() + 2 * h_bytes);
       }
       gpu->release_parameters(params);
       EXPECT_EQ(gpu->resident_bytes(), 0u);
@@ -118,8 +113,8 @@ TEST_F(CudaBackendProofTest, CopiesAreDroppedWhenAnotherSetNeedsTheRoom) {
   const auto shape = synthesize(circuit);
   const Parameters first = pseudo_random_parameters(shape, n, test::run_seed() + 1);
   const Parameters second = pseudo_random_parameters(shape, n, test::run_seed() + 2);
-  const size_t plain = plain_bytes(first), h_bytes = first.h.size() * sizeof(G1Affine);
-  ASSERT_EQ(plain_bytes(second), plain);
+  const size_t plain = first.base_bytes(), h_bytes = first.h.size() * sizeof(G1Affine);
+  ASSERT_EQ(second.base_bytes(), plain);
   const size_t extra = (cuda::plan_h_copies(first.h.size(), 0, size_t(1) << 50).copies - 1) * h_bytes;
   ASSERT_GT(extra, plain) << "the test needs the copies to outweigh a set's plain bases";
 

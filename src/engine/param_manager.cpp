@@ -16,9 +16,7 @@ namespace cuzk::engine {
 namespace {
 
 int64_t host_bytes_of(const groth16::Parameters& p) {
-  const auto g1 = int64_t(sizeof(groth16::G1Affine)), g2 = int64_t(sizeof(groth16::G2Affine));
-  return g1 * int64_t(p.h.size() + p.l.size() + p.a.size() + p.b_g1.size() + p.vk.ic.size()) +
-         g2 * int64_t(p.b_g2.size());
+  return int64_t(p.base_bytes() + p.vk.ic.size() * sizeof(groth16::G1Affine));
 }
 
 }  // namespace

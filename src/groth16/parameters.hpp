@@ -37,6 +37,12 @@ struct Parameters {
   std::vector<G1Affine> b_g1;
   std::vector<G2Affine> b_g2;
   friend bool operator==(const Parameters&, const Parameters&) = default;
+
+  // Bytes of the proving key's bases (h, l, a, b_g1, b_g2): what a GPU backend uploads, and
+  // nearly all of the set's host memory (the verifying key's ic adds its inputs' points).
+  size_t base_bytes() const {
+    return (h.size() + l.size() + a.size() + b_g1.size()) * sizeof(G1Affine) + b_g2.size() * sizeof(G2Affine);
+  }
 };
 
 // The verifying key with its G2 points' Miller-loop lines computed once.

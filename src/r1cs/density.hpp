@@ -31,7 +31,7 @@ class DensityTracker {
       if (shift != 0 && (w >> (64 - shift)) != 0) or_word(at + 1, w >> (64 - shift));
     }
   }
-  void set(size_t i) {
+  void set(size_t i) {  // hot (every term of a synthesis): a test, not or_word's popcount
     uint64_t& w = words_[i / 64];
     const uint64_t mask = uint64_t(1) << (i % 64);
     ones_ += (w & mask) == 0;

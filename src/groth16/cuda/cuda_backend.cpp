@@ -631,10 +631,6 @@ class CudaBackend final : public ProverBackend {
     }
   };
 
-  static size_t plain_bytes(const Parameters& p) {
-    return (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size()) * sizeof(G1Affine) + p.b_g2.size() * sizeof(G2Affine);
-  }
-
   // Device bytes that proofs with the resident sets and `params` will still allocate: the
   // working set at the largest domain (proof_working_bytes) less what the workspace, scratch,
   // compact a/b/c and the twiddles already hold.
@@ -666,7 +662,7 @@ class CudaBackend final : public ProverBackend {
   // margin. When not even the plain bases fit that way, the other sets' copies are dropped first.
   HCopiesPlan h_copies_for(const Parameters& params) {
     if (params.h.empty() || options_.h_copies == 1) return {};
-    const size_t need = plain_bytes(params) + working_bytes_to_come(params);
+    const size_t need = params.base_bytes() + working_bytes_to_come(params);
     size_t total = 0;
     size_t free_bytes = free_device_memory(&total);
     const size_t margin = device_memory_margin(total);

@@ -115,13 +115,13 @@ PorCircuit::PorCircuit(PorTreeShape shape, PorWitness witness, bool private_root
   check_path(shape_, w_.siblings, w_.indices);
 }
 
-void PorCircuit::synthesize(ConstraintSystem& cs) const {
-  AllocatedNum cur;
-  {
-    r1cs::Namespace ns(cs, "value");
-    cur = AllocatedNum::alloc(cs, w_.leaf);
-  }
-  const auto arities = shape_.level_arities();
+void por_inclusion(ConstraintSystem& cs, const PorTreeShape& shape, const AllocatedNum& leaf, const PorPath& path,
+                   const PorRoot& root, bool private_root) {
+  const auto& siblings = path.siblings;
+  const auto& indices = path.indices;
+  check_path(shape, siblings, indices);
+  AllocatedNum cur = leaf;
+  const auto arities = shape.level_arities();
   std::vector<Boolean> path_bits;
   // Levels are grouped as base, sub and top, each level numbered within its group.
   size_t level = 0;
@@ -135,36 +135,45 @@ void PorCircuit::synthesize(ConstraintSystem& cs) const {
       std::vector<Boolean> index_bits;
       for (size_t b = 0; b < nbits; b++) {
         r1cs::Namespace n2(cs, "index bit " + std::to_string(b));
-        index_bits.emplace_back(AllocatedBit::alloc(cs, (w_.indices[level] >> b) & 1));
+        index_bits.emplace_back(AllocatedBit::alloc(cs, (indices[level] >> b) & 1));
       }
       path_bits.insert(path_bits.end(), index_bits.begin(), index_bits.end());
-      std::vector<AllocatedNum> siblings;
+      std::vector<AllocatedNum> level_siblings;
       for (size_t s = 0; s + 1 < arity; s++) {
         r1cs::Namespace n2(cs, "path element " + std::to_string(s));
-        siblings.push_back(AllocatedNum::alloc(cs, w_.siblings[level][s]));
+        level_siblings.push_back(AllocatedNum::alloc(cs, siblings[level][s]));
       }
-      auto children = insert(cs, cur, index_bits, siblings);
+      auto children = insert(cs, cur, index_bits, level_siblings);
       r1cs::Namespace n2(cs, "computation of commitment hash");
-      cur = node_hash_circuit(shape_.hasher, cs, children);
+      cur = node_hash_circuit(shape.hasher, cs, children);
     }
   };
-  run_group("base", shape_.base_levels);
-  run_group("sub", shape_.sub_arity ? 1 : 0);
-  run_group("top", shape_.top_arity ? 1 : 0);
+  run_group("base", shape.base_levels);
+  run_group("sub", shape.sub_arity ? 1 : 0);
+  run_group("top", shape.top_arity ? 1 : 0);
   {
     r1cs::Namespace ns(cs, "path");
     pack_into_inputs(cs, path_bits);
   }
-  AllocatedNum rt;
-  {
+  AllocatedNum rt = root.var;
+  if (!root.allocated) {
     r1cs::Namespace ns(cs, "root_value");
-    rt = AllocatedNum::alloc(cs, w_.root);
+    rt = AllocatedNum::alloc(cs, root.value);
   }
   enforce_equal(cs, "enforce root is correct", cur, rt);
-  if (!private_root_) {
+  if (!private_root) {
     r1cs::Namespace ns(cs, "root");
     rt.inputize(cs);
   }
+}
+
+void PorCircuit::synthesize(ConstraintSystem& cs) const {
+  AllocatedNum leaf;
+  {
+    r1cs::Namespace ns(cs, "value");
+    leaf = AllocatedNum::alloc(cs, w_.leaf);
+  }
+  por_inclusion(cs, shape_, leaf, PorPath{w_.siblings, w_.indices}, PorRoot::of(w_.root), private_root_);
 }
 
 }  // namespace cuzk::gadgets

@@ -40,6 +40,25 @@ struct PorWitness {
 // The root reached from the leaf and path (native twin).
 Fr por_root(const PorTreeShape& shape, const Fr& leaf, const std::vector<std::vector<Fr>>& siblings,
             const std::vector<size_t>& indices);
+// The synthesis of PoRCircuit with the leaf already allocated (storage-proofs' Root::Var, as
+// the StackedDRG circuit passes its leaves): the levels, the path packed into one public input,
+// then the computed root enforced equal to `root`: allocated here ("root_value") when it holds a
+// value, used as it is when it holds a variable; made public unless private_root.
+// A Merkle path: per level the arity - 1 siblings and the position of the climbing node.
+struct PorPath {
+  std::vector<std::vector<Fr>> siblings;
+  std::vector<size_t> indices;
+};
+struct PorRoot {
+  bool allocated = false;
+  AllocatedNum var;  // when allocated
+  Fr value;          // otherwise
+  static PorRoot of(const AllocatedNum& n) { return {true, n, Fr::zero()}; }
+  static PorRoot of(const Fr& v) { return {false, AllocatedNum{}, v}; }
+};
+void por_inclusion(ConstraintSystem& cs, const PorTreeShape& shape, const AllocatedNum& leaf, const PorPath& path,
+                   const PorRoot& root, bool private_root);
+
 // A random path for a random challenge, with its root.
 PorWitness por_random_witness(const PorTreeShape& shape, std::mt19937_64& rng);
 // The challenge (leaf index) a path encodes: level indices in mixed radix, base first.

@@ -45,6 +45,39 @@ class ShapeRecorder final : public ConstraintSystem {
   size_t num_constraints_ = 0;
 };
 
+// Counts a circuit's shape without keeping it: constraints, variables, and the nonzero entries
+// of A, B and C as bellperson counts them (bellpepper-core's LinearCombination merges the terms
+// of one variable, and zero coefficients are skipped when a combination is evaluated or
+// recorded). Combinations in which a variable's terms cancel are counted apart: for such a
+// variable bellperson sets no density bit, so a circuit must have none for the proving
+// assignment's densities to equal bellperson's.
+class ShapeCounter final : public ConstraintSystem {
+ public:
+  struct Counts {
+    size_t constraints = 0, inputs = 0, aux = 0;
+    uint64_t a = 0, b = 0, c = 0;  // nonzero entries
+    uint64_t cancelled = 0;        // merged terms whose coefficients summed to zero
+  };
+  ShapeCounter();
+
+  Variable alloc(std::string_view name, const Fr& value) override;
+  Variable alloc_input(std::string_view name, const Fr& value) override;
+  void enforce(std::string_view name, const LC& a, const LC& b, const LC& c) override;
+  bool has_values() const override { return false; }
+  size_t num_constraints() const override { return counts_.constraints; }
+  size_t num_inputs() const override { return counts_.inputs; }
+  size_t num_aux() const override { return counts_.aux; }
+
+  // The same input constraints as ProvingAssignment::enforce_input_constraints.
+  void enforce_input_constraints();
+  const Counts& counts() const { return counts_; }
+
+ private:
+  uint64_t count(const LC& lc);
+  Counts counts_;
+  std::vector<LinearCombination::Term> scratch_;
+};
+
 class TestChecker final : public ConstraintSystem {
  public:
   TestChecker();

@@ -1,0 +1,79 @@
+// The StackedDRG PoRep circuit of one partition (storage-proofs-porep stacked/circuit/proof.rs
+// StackedCircuit, stacked/circuit/params.rs Proof::synthesize), variable for variable and
+// constraint for constraint as rust-fil-proofs allocates and enforces them, so that Filecoin's
+// published parameters fit it:
+//
+//   replica_id (aux, made public, unpacked to bits for the labels), comm_d and comm_r (aux, made
+//   public), comm_r_last and comm_c (aux), comm_r = Poseidon(comm_c, comm_r_last); then per
+//   challenge: the data leaf and its inclusion in tree D; the 6 DRG and 8 expander parents'
+//   columns, each hashed and included in tree C; the challenge as a public u64; every layer's
+//   label recomputed from the parents' labels; the last label + data leaf (the encoding)
+//   included in tree R; the challenged column's hash included in tree C.
+//
+// Public inputs (after ONE): replica_id, comm_d, comm_r, then 18 per challenge (see
+// public_inputs.hpp). The circuit is built from a Commit1 output's vanilla proofs, or blank
+// (zeros) for its shape.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "filecoin/registered_proof.hpp"
+#include "filecoin/vanilla_proof.hpp"
+#include "gadgets/por.hpp"
+#include "r1cs/constraint_system.hpp"
+
+namespace cuzk::filecoin {
+
+// What the circuit needs of one challenge (stacked/circuit/params.rs Proof).
+struct StackedChallengeWitness {
+  struct ParentColumn {
+    std::vector<Fr> rows;   // the parent's label in each layer
+    gadgets::PorPath path;  // its column hash in tree C
+  };
+  uint64_t challenge = 0;
+  Fr data_leaf;
+  gadgets::PorPath comm_d_path;                        // tree D (binary SHA-256)
+  gadgets::PorPath comm_r_last_path;                   // tree R
+  gadgets::PorPath comm_c_path;                        // tree C, the challenged column
+  std::vector<ParentColumn> drg_parents, exp_parents;  // 6 and 8
+};
+
+class StackedCircuit final : public r1cs::Circuit {
+ public:
+  StackedCircuit(const SealProofInfo& info, const Fr& replica_id, const Fr& comm_d, const Fr& comm_r,
+                 const Fr& comm_r_last, const Fr& comm_c, std::vector<StackedChallengeWitness> challenges);
+
+  // Partition k of a Commit1 output (StackedCompound::circuit): comm_r_last and comm_c are the
+  // roots of the first challenge's tree R and tree C openings. Throws std::invalid_argument when
+  // the shapes do not fit the registered proof (read_seal_commit_phase1 has checked them) or the
+  // roots differ between challenges.
+  static StackedCircuit from_commit_phase1(const SealCommitPhase1Output& c1, size_t k);
+  // All values zero, every path index 0: the shape of the registered proof's circuit.
+  static StackedCircuit blank(const SealProofInfo& info);
+
+  void synthesize(r1cs::ConstraintSystem& cs) const override;
+
+  const SealProofInfo& info() const { return *info_; }
+  const std::vector<StackedChallengeWitness>& challenges() const { return challenges_; }
+  const Fr& replica_id() const { return replica_id_; }
+  const Fr& comm_d() const { return comm_d_; }
+  const Fr& comm_r() const { return comm_r_; }
+
+  // Per challenge, the shape of its part: every challenge of a registered proof has the same.
+  struct ChallengeShape {
+    size_t constraints = 0, aux = 0, inputs = 0;
+  };
+
+ private:
+  void synthesize_challenge(r1cs::ConstraintSystem& cs, const StackedChallengeWitness& w,
+                            const gadgets::AllocatedNum& comm_d, const gadgets::AllocatedNum& comm_c,
+                            const gadgets::AllocatedNum& comm_r_last,
+                            const std::vector<gadgets::Boolean>& replica_id_bits) const;
+
+  const SealProofInfo* info_;
+  Fr replica_id_, comm_d_, comm_r_, comm_r_last_, comm_c_;
+  std::vector<StackedChallengeWitness> challenges_;
+};
+
+}  // namespace cuzk::filecoin

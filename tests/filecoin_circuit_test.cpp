@@ -5,6 +5,7 @@
 
 #include "filecoin/registered_proof.hpp"
 #include "filecoin/stacked_circuit.hpp"
+#include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
@@ -84,6 +85,84 @@ TEST(FilecoinCircuitTest, PoRep32GiBPartitionCounts) {
       EXPECT_EQ(total([](const auto& c) { return c.b; }), 130327340u);
       EXPECT_EQ(total([](const auto& c) { return c.c; }), 282656500u);
     }
+  }
+}
+
+// A witness of random values (not satisfying the circuit): enough to compare two syntheses.
+StackedCircuit random_circuit(const SealProofInfo& info, std::mt19937_64& rng) {
+  auto path = [&](const PorTreeShape& shape) {
+    gadgets::PorPath p;
+    for (size_t arity : shape.level_arities()) {
+      p.siblings.emplace_back();
+      for (size_t i = 0; i + 1 < arity; i++) p.siblings.back().push_back(Fr::random(rng));
+      p.indices.push_back(rng() % arity);
+    }
+    return p;
+  };
+  auto column = [&] {
+    StackedChallengeWitness::ParentColumn c;
+    for (size_t l = 0; l < info.layers; l++) c.rows.push_back(Fr::random(rng));
+    c.path = path(info.tree_r);
+    return c;
+  };
+  std::vector<StackedChallengeWitness> ws;
+  for (size_t i = 0; i < info.challenges_per_partition; i++) {
+    StackedChallengeWitness w;
+    w.challenge = rng() % info.nodes;
+    w.data_leaf = Fr::random(rng);
+    w.comm_d_path = path(info.tree_d);
+    w.comm_r_last_path = path(info.tree_r);
+    w.comm_c_path = path(info.tree_r);
+    for (int k = 0; k < 6; k++) w.drg_parents.push_back(column());
+    for (int k = 0; k < 8; k++) w.exp_parents.push_back(column());
+    ws.push_back(std::move(w));
+  }
+  return StackedCircuit(info, Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng),
+                        std::move(ws));
+}
+
+// Forwards to a proving assignment but takes no sections: the serial synthesis.
+class SerialOnly final : public r1cs::ConstraintSystem {
+ public:
+  explicit SerialOnly(r1cs::ProvingAssignment& pa) : pa_(pa) {}
+  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return pa_.alloc(n, v); }
+  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return pa_.alloc_input(n, v); }
+  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
+    pa_.enforce(n, a, b, c);
+  }
+  size_t num_constraints() const override { return pa_.num_constraints(); }
+  size_t num_inputs() const override { return pa_.num_inputs(); }
+  size_t num_aux() const override { return pa_.num_aux(); }
+
+ private:
+  r1cs::ProvingAssignment& pa_;
+};
+
+// The challenges' heads, labels and tails in parallel sections (labels after their head, the
+// tail after the labels) give exactly the serial synthesis: a, b, c, variables and densities.
+TEST(FilecoinCircuitTest, ParallelSectionsEqualSerialSynthesis) {
+  auto rng = test::make_rng();
+  for (auto proof : {RegisteredSealProof::kStackedDrg2KiBV1_1}) {
+    const StackedCircuit circuit = random_circuit(seal_proof_info(proof), rng);
+    r1cs::ProvingAssignment serial, parallel;
+    SerialOnly serial_cs(serial);
+    circuit.synthesize(serial_cs);
+    circuit.synthesize(parallel);
+    const auto& shapes = StackedCircuit::part_shapes(circuit.info());
+    size_t per_challenge = shapes.head.constraints + shapes.tail.constraints;
+    for (const auto& s : shapes.labels) per_challenge += s.constraints;
+    EXPECT_EQ(serial.num_constraints(), parallel.num_constraints());
+    EXPECT_GT(serial.num_constraints(), circuit.info().challenges_per_partition * per_challenge);
+    EXPECT_EQ(serial.a(), parallel.a());
+    EXPECT_EQ(serial.b(), parallel.b());
+    EXPECT_EQ(serial.c(), parallel.c());
+    EXPECT_EQ(serial.aux(), parallel.aux());
+    EXPECT_EQ(serial.inputs(), parallel.inputs());
+    EXPECT_EQ(serial.a_aux_density().words(), parallel.a_aux_density().words());
+    EXPECT_EQ(serial.b_aux_density().words(), parallel.b_aux_density().words());
+    EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
+    EXPECT_EQ(serial.a_aux_density().count_ones(), parallel.a_aux_density().count_ones());
+    EXPECT_EQ(serial.b_aux_density().count_ones(), parallel.b_aux_density().count_ones());
   }
 }
 

@@ -355,6 +355,56 @@ TEST(ConstraintSystemTest, SectionsGiveTheSerialAssignment) {
   }
 }
 
+// Sections may allocate public inputs in their ranges and use the variables of sections closed
+// before them (their density bits merged at close); a section not closed yet is refused. A zero
+// coefficient sets no density bit (bellperson skips it).
+TEST(ConstraintSystemTest, SectionsWithInputsAndDependencies) {
+  auto fill0 = [](ConstraintSystem& cs) {
+    const Variable x = cs.alloc("x", Fr::from_u64(3));
+    const Variable in = cs.alloc_input("in", Fr::from_u64(3));
+    cs.enforce("x is in", x, Variable::one(), in);
+    return x;
+  };
+  auto fill1 = [](ConstraintSystem& cs, Variable x) {
+    const Variable y = cs.alloc("y", Fr::from_u64(9));
+    cs.enforce("y = x^2", x, x, y);
+    const Variable in = cs.alloc_input("in", Fr::from_u64(9));
+    cs.enforce("y is in", y, LC(Variable::one()).add(y, Fr::zero()), in);
+  };
+  r1cs::ProvingAssignment serial;
+  fill1(serial, fill0(serial));
+  EXPECT_FALSE(serial.b_aux_density().test(1));  // y only with a zero coefficient in B
+
+  r1cs::ProvingAssignment parallel;
+  auto s = parallel.open_sections(std::vector<r1cs::SectionShape>{{1, 1, 1}, {2, 1, 1}});
+  ASSERT_EQ(s.size(), 2u);
+  Variable x;
+  std::thread([&] {
+    x = fill0(*s[0]);
+    s[0]->close();
+  }).join();
+  std::thread([&] {
+    fill1(*s[1], x);
+    s[1]->close();
+  }).join();
+  EXPECT_EQ(parallel.a(), serial.a());
+  EXPECT_EQ(parallel.b(), serial.b());
+  EXPECT_EQ(parallel.c(), serial.c());
+  EXPECT_EQ(parallel.aux(), serial.aux());
+  EXPECT_EQ(parallel.inputs(), serial.inputs());
+  EXPECT_EQ(parallel.a_aux_density().words(), serial.a_aux_density().words());
+  EXPECT_EQ(parallel.b_aux_density().words(), serial.b_aux_density().words());
+  EXPECT_EQ(parallel.b_input_density().words(), serial.b_input_density().words());
+
+  r1cs::ProvingAssignment early;
+  auto e = early.open_sections(std::vector<r1cs::SectionShape>{{1, 1, 1}, {2, 1, 1}});
+  const Variable ex = fill0(*e[0]);
+  EXPECT_THROW(e[1]->enforce("section 0 is open", ex, ex, ex), std::logic_error);
+  EXPECT_THROW(e[0]->alloc_input("one too many", Fr::one()), std::logic_error);
+  const Variable later = e[1]->alloc_input("in", Fr::one());
+  EXPECT_THROW(e[0]->enforce("section 1's input", later, Variable::one(), later), std::logic_error);
+}
+
 // A backend's preparation of a/b/c (ProvingAssignment::set_abc_preparation: a page-lock on
 // their memory, compact copies) goes wherever their memory goes, and is dropped whenever that
 // memory may be freed, grown or changed: here a stand-in counts its releases. (That it goes

@@ -1,7 +1,12 @@
 #include "filecoin/stacked_circuit.hpp"
 
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tbb/task_group.h>
 
 #include "gadgets/hashers.hpp"
 #include "gadgets/label.hpp"
@@ -9,6 +14,7 @@
 #include "gadgets/poseidon.hpp"
 #include "gadgets/uint32.hpp"
 #include "gadgets/uint64.hpp"
+#include "r1cs/shape.hpp"
 
 namespace cuzk::filecoin {
 
@@ -75,6 +81,12 @@ StackedChallengeWitness::ParentColumn parent_column(const ColumnProof& p) {
 }
 
 }  // namespace
+
+struct StackedCircuit::ChallengeVars {
+  AllocatedNum data_leaf;
+  std::vector<std::vector<AllocatedNum>> drg, exp;  // the parents' columns
+  gadgets::UInt64 challenge;
+};
 
 StackedCircuit::StackedCircuit(const SealProofInfo& info, const Fr& replica_id, const Fr& comm_d, const Fr& comm_r,
                                const Fr& comm_r_last, const Fr& comm_c, std::vector<StackedChallengeWitness> challenges)
@@ -229,28 +241,32 @@ void StackedCircuit::synthesize(ConstraintSystem& cs) const {
     }
     gadgets::enforce_equal(cs, "enforce comm_r = H(comm_c || comm_r_last)", comm_r, hash);
   }
+  if (synthesize_challenges_in_sections(cs, comm_d, comm_c, comm_r_last, replica_id_bits)) return;
   for (size_t i = 0; i < challenges_.size(); i++) {
     Namespace ns(cs, "challenge_" + std::to_string(i));
-    synthesize_challenge(cs, challenges_[i], comm_d, comm_c, comm_r_last, replica_id_bits);
+    const ChallengeVars v = synthesize_head(cs, challenges_[i], comm_d, comm_c);
+    std::vector<AllocatedNum> labels;
+    for (size_t layer = 1; layer <= info_->layers; layer++) {
+      labels.push_back(synthesize_label(cs, layer, v, replica_id_bits));
+    }
+    synthesize_tail(cs, challenges_[i], v, labels, comm_c, comm_r_last);
   }
 }
 
-void StackedCircuit::synthesize_challenge(ConstraintSystem& cs, const StackedChallengeWitness& w,
-                                          const AllocatedNum& comm_d, const AllocatedNum& comm_c,
-                                          const AllocatedNum& comm_r_last,
-                                          const std::vector<Boolean>& replica_id_bits) const {
+StackedCircuit::ChallengeVars StackedCircuit::synthesize_head(ConstraintSystem& cs, const StackedChallengeWitness& w,
+                                                              const AllocatedNum& comm_d,
+                                                              const AllocatedNum& comm_c) const {
   const SealProofInfo& info = *info_;
+  ChallengeVars v;
   // The data leaf and its inclusion in tree D.
-  AllocatedNum data_leaf;
   {
     Namespace ns(cs, "data_leaf");
-    data_leaf = AllocatedNum::alloc(cs, w.data_leaf);
+    v.data_leaf = AllocatedNum::alloc(cs, w.data_leaf);
   }
   {
     Namespace ns(cs, "comm_d_inclusion");
-    enforce_inclusion(cs, info.tree_d, w.comm_d_path, comm_d, data_leaf);
+    enforce_inclusion(cs, info.tree_d, w.comm_d_path, comm_d, v.data_leaf);
   }
-
   // The parents' columns, each hashed and included in tree C.
   auto alloc_columns = [&](const std::vector<StackedChallengeWitness::ParentColumn>& parents, const char* kind) {
     std::vector<std::vector<AllocatedNum>> columns;
@@ -279,69 +295,147 @@ void StackedCircuit::synthesize_challenge(ConstraintSystem& cs, const StackedCha
     }
     return columns;
   };
-  const auto drg = alloc_columns(w.drg_parents, "drg");
-  const auto exp = alloc_columns(w.exp_parents, "exp");
-
+  v.drg = alloc_columns(w.drg_parents, "drg");
+  v.exp = alloc_columns(w.exp_parents, "exp");
   // The challenge, public as one packed u64.
-  gadgets::UInt64 challenge;
   {
     Namespace ns(cs, "challenge");
-    challenge = gadgets::UInt64::alloc(cs, w.challenge);
+    v.challenge = gadgets::UInt64::alloc(cs, w.challenge);
   }
   {
     Namespace ns(cs, "challenge input");
-    gadgets::pack_into_inputs(cs, challenge.bits());
+    gadgets::pack_into_inputs(cs, v.challenge.bits());
   }
+  return v;
+}
 
-  // Every layer's label of the challenged node, from its parents' labels.
-  std::vector<AllocatedNum> labels;
-  labels.reserve(info.layers);
-  for (size_t layer = 1; layer <= info.layers; layer++) {
-    Namespace ns(cs, "labeling_" + std::to_string(layer));
-    std::vector<std::vector<Boolean>> parents;
-    parents.reserve(gadgets::kLabelParents);
-    for (const auto& col : drg) {
-      Namespace b(cs, "drg_parent_" + std::to_string(parents.size()) + "_bits");
-      parents.push_back(reverse_bit_numbering(col[layer - 1].to_bits_le(cs)));
-    }
-    // Expander parents from layer 2 on, with the previous layer's labels.
-    if (layer > 1) {
-      for (const auto& col : exp) {
-        Namespace b(cs, "exp_parent_" + std::to_string(parents.size()) + "_bits");
-        parents.push_back(reverse_bit_numbering(col[layer - 2].to_bits_le(cs)));
-      }
-    }
-    // Repeated to 37 as the labeling hashes them: 14 + 14 + 9, or 6 x 6 + 1 in layer 1.
-    const size_t distinct = parents.size();
-    while (parents.size() + distinct <= gadgets::kLabelParents) {
-      for (size_t i = 0; i < distinct; i++) parents.push_back(parents[i]);
-    }
-    for (size_t i = 0; parents.size() < gadgets::kLabelParents; i++) parents.push_back(parents[i]);
-    Namespace cl(cs, "create_label");
-    labels.push_back(gadgets::create_label_circuit(cs, replica_id_bits, parents,
-                                                   gadgets::UInt32::constant(uint32_t(layer)), challenge));
+AllocatedNum StackedCircuit::synthesize_label(ConstraintSystem& cs, size_t layer, const ChallengeVars& v,
+                                              const std::vector<Boolean>& replica_id_bits) const {
+  Namespace ns(cs, "labeling_" + std::to_string(layer));
+  std::vector<std::vector<Boolean>> parents;
+  parents.reserve(gadgets::kLabelParents);
+  for (const auto& col : v.drg) {
+    Namespace b(cs, "drg_parent_" + std::to_string(parents.size()) + "_bits");
+    parents.push_back(reverse_bit_numbering(col[layer - 1].to_bits_le(cs)));
   }
+  // Expander parents from layer 2 on, with the previous layer's labels.
+  if (layer > 1) {
+    for (const auto& col : v.exp) {
+      Namespace b(cs, "exp_parent_" + std::to_string(parents.size()) + "_bits");
+      parents.push_back(reverse_bit_numbering(col[layer - 2].to_bits_le(cs)));
+    }
+  }
+  // Repeated to 37 as the labeling hashes them: 14 + 14 + 9, or 6 x 6 + 1 in layer 1.
+  const size_t distinct = parents.size();
+  while (parents.size() + distinct <= gadgets::kLabelParents) {
+    for (size_t i = 0; i < distinct; i++) parents.push_back(parents[i]);
+  }
+  for (size_t i = 0; parents.size() < gadgets::kLabelParents; i++) parents.push_back(parents[i]);
+  Namespace cl(cs, "create_label");
+  return gadgets::create_label_circuit(cs, replica_id_bits, parents, gadgets::UInt32::constant(uint32_t(layer)),
+                                       v.challenge);
+}
 
+void StackedCircuit::synthesize_tail(ConstraintSystem& cs, const StackedChallengeWitness& w, const ChallengeVars& v,
+                                     const std::vector<AllocatedNum>& labels, const AllocatedNum& comm_c,
+                                     const AllocatedNum& comm_r_last) const {
+  const SealProofInfo& info = *info_;
   // The encoding (last label + data leaf) included in tree R.
   {
     AllocatedNum encoded;
     {
       Namespace ns(cs, "encode_node");
-      encoded = gadgets::encode(cs, labels.back(), data_leaf);
+      encoded = gadgets::encode(cs, labels.back(), v.data_leaf);
     }
     Namespace ns(cs, "comm_r_last_data_inclusion");
     enforce_inclusion(cs, info.tree_r, w.comm_r_last_path, comm_r_last, encoded);
   }
   // The challenged column's hash included in tree C.
+  AllocatedNum column_hash;
   {
-    AllocatedNum column_hash;
-    {
-      Namespace ns(cs, "c_x_column_hash");
-      column_hash = hash_single_column(cs, labels);
-    }
-    Namespace ns(cs, "c_x_inclusion");
-    enforce_inclusion(cs, info.tree_r, w.comm_c_path, comm_c, column_hash);
+    Namespace ns(cs, "c_x_column_hash");
+    column_hash = hash_single_column(cs, labels);
   }
+  Namespace ns(cs, "c_x_inclusion");
+  enforce_inclusion(cs, info.tree_r, w.comm_c_path, comm_c, column_hash);
+}
+
+const StackedCircuit::PartShapes& StackedCircuit::part_shapes(const SealProofInfo& info) {
+  // Keyed by what decides the shape; counted once per process on a blank circuit.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<PartShapes>> cache;
+  const std::string key = std::to_string(info.layers) + "/" + info.tree_r.name() + "/" + info.tree_d.name();
+  std::lock_guard lock(mutex);
+  auto& slot = cache[key];
+  if (slot) return *slot;
+  SealProofInfo one = info;
+  one.challenges_per_partition = 1;
+  const StackedCircuit blank_one = blank(one);
+  r1cs::ShapeCounter cs;
+  const Fr z = Fr::zero();
+  const AllocatedNum comm_d = AllocatedNum::alloc(cs, z), comm_c = AllocatedNum::alloc(cs, z),
+                     comm_r_last = AllocatedNum::alloc(cs, z);
+  const auto replica_id_bits = reverse_bit_numbering(AllocatedNum::alloc(cs, z).to_bits_le(cs));
+  auto measure = [&](auto&& part) {
+    const size_t c0 = cs.num_constraints(), a0 = cs.num_aux(), i0 = cs.num_inputs();
+    part();
+    return r1cs::SectionShape{cs.num_constraints() - c0, cs.num_aux() - a0, cs.num_inputs() - i0};
+  };
+  auto shapes = std::make_unique<PartShapes>();
+  const auto& w = blank_one.challenges_[0];
+  ChallengeVars v;
+  shapes->head = measure([&] { v = blank_one.synthesize_head(cs, w, comm_d, comm_c); });
+  std::vector<AllocatedNum> labels;
+  for (size_t layer = 1; layer <= info.layers; layer++) {
+    shapes->labels.push_back(
+        measure([&] { labels.push_back(blank_one.synthesize_label(cs, layer, v, replica_id_bits)); }));
+  }
+  shapes->tail = measure([&] { blank_one.synthesize_tail(cs, w, v, labels, comm_c, comm_r_last); });
+  slot = std::move(shapes);
+  return *slot;
+}
+
+bool StackedCircuit::synthesize_challenges_in_sections(ConstraintSystem& cs, const AllocatedNum& comm_d,
+                                                       const AllocatedNum& comm_c, const AllocatedNum& comm_r_last,
+                                                       const std::vector<Boolean>& replica_id_bits) const {
+  const size_t n = challenges_.size(), layers = info_->layers, per = layers + 2;
+  if (!cs.has_values()) return false;  // shape recorders take no sections anyway
+  const PartShapes& ps = part_shapes(*info_);
+  std::vector<r1cs::SectionShape> shapes;
+  shapes.reserve(n * per);
+  for (size_t i = 0; i < n; i++) {
+    shapes.push_back(ps.head);
+    shapes.insert(shapes.end(), ps.labels.begin(), ps.labels.end());
+    shapes.push_back(ps.tail);
+  }
+  auto sections = cs.open_sections(shapes);
+  if (sections.empty()) return false;
+  // A challenge's labels start when its head is closed, its tail when its last label is.
+  std::vector<ChallengeVars> vars(n);
+  std::vector<std::vector<AllocatedNum>> labels(n, std::vector<AllocatedNum>(layers));
+  std::unique_ptr<std::atomic<size_t>[]> labels_left(new std::atomic<size_t>[n]);
+  for (size_t i = 0; i < n; i++) labels_left[i] = layers;
+  tbb::task_group tasks;
+  for (size_t i = 0; i < n; i++) {
+    tasks.run([&, i] {
+      r1cs::SectionSystem& head = *sections[i * per];
+      vars[i] = synthesize_head(head, challenges_[i], comm_d, comm_c);
+      head.close();
+      for (size_t l = 0; l < layers; l++) {
+        tasks.run([&, i, l] {
+          r1cs::SectionSystem& s = *sections[i * per + 1 + l];
+          labels[i][l] = synthesize_label(s, l + 1, vars[i], replica_id_bits);
+          s.close();
+          if (labels_left[i].fetch_sub(1) != 1) return;
+          r1cs::SectionSystem& tail = *sections[i * per + per - 1];
+          synthesize_tail(tail, challenges_[i], vars[i], labels[i], comm_c, comm_r_last);
+          tail.close();
+        });
+      }
+    });
+  }
+  tasks.wait();
+  return true;
 }
 
 }  // namespace cuzk::filecoin

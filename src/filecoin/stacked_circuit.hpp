@@ -60,16 +60,30 @@ class StackedCircuit final : public r1cs::Circuit {
   const Fr& comm_d() const { return comm_d_; }
   const Fr& comm_r() const { return comm_r_; }
 
-  // Per challenge, the shape of its part: every challenge of a registered proof has the same.
-  struct ChallengeShape {
-    size_t constraints = 0, aux = 0, inputs = 0;
+  // One challenge's variables that its labels and its tail use.
+  struct ChallengeVars;
+  // The sizes of a challenge's three parts (the same for every challenge of a shape): what
+  // precedes the labels, each layer's label, and what follows them.
+  struct PartShapes {
+    r1cs::SectionShape head;
+    std::vector<r1cs::SectionShape> labels;
+    r1cs::SectionShape tail;
   };
+  static const PartShapes& part_shapes(const SealProofInfo& info);
 
  private:
-  void synthesize_challenge(r1cs::ConstraintSystem& cs, const StackedChallengeWitness& w,
-                            const gadgets::AllocatedNum& comm_d, const gadgets::AllocatedNum& comm_c,
-                            const gadgets::AllocatedNum& comm_r_last,
-                            const std::vector<gadgets::Boolean>& replica_id_bits) const;
+  ChallengeVars synthesize_head(r1cs::ConstraintSystem& cs, const StackedChallengeWitness& w,
+                                const gadgets::AllocatedNum& comm_d, const gadgets::AllocatedNum& comm_c) const;
+  gadgets::AllocatedNum synthesize_label(r1cs::ConstraintSystem& cs, size_t layer, const ChallengeVars& v,
+                                         const std::vector<gadgets::Boolean>& replica_id_bits) const;
+  void synthesize_tail(r1cs::ConstraintSystem& cs, const StackedChallengeWitness& w, const ChallengeVars& v,
+                       const std::vector<gadgets::AllocatedNum>& labels, const gadgets::AllocatedNum& comm_c,
+                       const gadgets::AllocatedNum& comm_r_last) const;
+  // The challenges in parallel sections of cs (heads, then each layer's label, then the tail, as
+  // their inputs are ready); false when cs takes no sections.
+  bool synthesize_challenges_in_sections(r1cs::ConstraintSystem& cs, const gadgets::AllocatedNum& comm_d,
+                                         const gadgets::AllocatedNum& comm_c, const gadgets::AllocatedNum& comm_r_last,
+                                         const std::vector<gadgets::Boolean>& replica_id_bits) const;
 
   const SealProofInfo* info_;
   Fr replica_id_, comm_d_, comm_r_, comm_r_last_, comm_c_;

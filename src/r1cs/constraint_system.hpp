@@ -140,6 +140,7 @@ class SectionSystem;
 struct SectionShape {
   size_t constraints = 0;
   size_t aux = 0;
+  size_t inputs = 0;  // public inputs it allocates
 };
 
 // The interface circuits synthesize against. Values are passed eagerly; an implementation
@@ -165,14 +166,15 @@ class ConstraintSystem {
   virtual size_t num_inputs() const = 0;  // including ONE
   virtual size_t num_aux() const = 0;
 
-  // Parallel synthesis of independent parts (optional). Reserves, after everything allocated
-  // and enforced so far, one range of constraints and aux variables per shape, in order, and
+  // Parallel synthesis of parts (optional). Reserves, after everything allocated and enforced
+  // so far, one range of constraints, aux variables and public inputs per shape, in order, and
   // returns a system per range that any thread may fill at the same time as the others. A
-  // section allocates exactly its aux variables and enforces exactly its constraints, using only
-  // the public inputs and its own aux variables (std::logic_error otherwise), and is closed
-  // (SectionSystem::close) before this system is used again. The result is the same as
-  // synthesizing the sections one after another here. Systems that cannot do it return no
-  // sections: the circuit then synthesizes serially.
+  // section allocates exactly its variables and enforces exactly its constraints, using only
+  // variables allocated before the sections were opened, its own, and those of sections already
+  // closed (std::logic_error otherwise): so a section may depend on others, as long as it runs
+  // after they close. All are closed (SectionSystem::close) before this system is used again.
+  // The result is the same as synthesizing the sections one after another here. Systems that
+  // cannot do it return no sections: the circuit then synthesizes serially.
   virtual std::vector<std::unique_ptr<SectionSystem>> open_sections(std::span<const SectionShape> shapes) {
     (void)shapes;
     return {};
@@ -180,7 +182,7 @@ class ConstraintSystem {
 };
 
 // One range of a parallel synthesis (ConstraintSystem::open_sections). Variables it allocates
-// keep their indices in the whole system. Public inputs cannot be allocated in a section.
+// keep their indices in the whole system.
 class SectionSystem : public ConstraintSystem {
  public:
   // Checks that the section filled its range and hands what it recorded to the whole system;

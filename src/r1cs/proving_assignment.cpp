@@ -90,31 +90,39 @@ Variable ProvingAssignment::alloc_input(std::string_view, const Fr& value) {
 namespace {
 
 // sum coeff * value over the terms. Coefficients of 1 and -1 (most of them) are an addition
-// and a subtraction, not a product. Input i's value is inputs[i]; aux variable i must lie in
-// [aux_begin, aux_end) (the whole assignment, or a section's variables allocated so far) and its
-// value is aux[i], its density bit aux_density bit i - aux_begin.
-Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>& aux, size_t aux_begin, size_t aux_end,
-              bool section, DensityTracker* input_density, DensityTracker* aux_density) {
+// and a subtraction, not a product; zero coefficients are skipped and set no density bit, as in
+// bellperson (whose combinations also merge a variable's terms: circuits whose terms of one
+// variable cancel within a combination would get other densities here; r1cs::ShapeCounter
+// counts them, and Filecoin's circuits have none). An aux variable in [aux_begin, aux_end) has
+// its density bit at i - aux_begin; any other aux or input variable goes through `other`
+// (which checks it may be used, and records its density bit; nullptr: none may), unless it is
+// an input below inputs_end.
+template <class Other>
+Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>& aux, size_t inputs_end,
+              size_t aux_begin, size_t aux_end, DensityTracker* input_density, DensityTracker* aux_density,
+              Other&& other) {
   static const Fr kOne = Fr::one(), kMinusOne = -Fr::one();
   Fr acc = Fr::zero();
   for (const auto& t : lc.terms()) {
+    // bellperson skips a zero coefficient, density bit included.
+    const bool plus = t.coeff == kOne, minus = !plus && t.coeff == kMinusOne;
+    if (!plus && !minus && t.coeff.is_zero()) continue;
     const Fr* value;
     if (t.var.kind == Variable::Kind::kInput) {
-      if (t.var.index >= inputs.size()) throw std::logic_error("constraint uses an input that does not exist");
+      if (t.var.index >= inputs_end) other(t.var, input_density != nullptr);
       if (input_density) input_density->set(t.var.index);
       value = &inputs[t.var.index];
     } else {
-      if (t.var.index < aux_begin || t.var.index >= aux_end) {
-        throw std::logic_error(
-            section ? "a section's constraint uses an aux variable outside the section (or not yet allocated)"
-                    : "constraint uses an aux variable that does not exist");
+      if (t.var.index >= aux_begin && t.var.index < aux_end) {
+        if (aux_density) aux_density->set(t.var.index - aux_begin);
+      } else {
+        other(t.var, aux_density != nullptr);
       }
-      if (aux_density) aux_density->set(t.var.index - aux_begin);
       value = &aux[t.var.index];
     }
-    if (t.coeff == kOne) {
+    if (plus) {
       acc += *value;
-    } else if (t.coeff == kMinusOne) {
+    } else if (minus) {
       acc -= *value;
     } else {
       acc += *value * t.coeff;
@@ -125,22 +133,40 @@ Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>
 
 }  // namespace
 
-Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
-  return eval_terms(lc, inputs_, aux_, 0, aux_.size(), /*section=*/false, input_density, aux_density);
+bool ProvingAssignment::Sections::in_closed(const std::vector<size_t>& starts, size_t i) const {
+  // starts holds each section's first index and, last, the end of the last one.
+  if (starts.empty() || i < starts.front() || i >= starts.back()) return false;
+  const size_t k = size_t(std::upper_bound(starts.begin(), starts.end(), i) - starts.begin()) - 1;
+  return closed[k].load(std::memory_order_acquire);
 }
 
-// One range of constraints [c_next_, c_end_) and aux variables [aux_begin_, aux_end_) of the
-// assignment, written in place; density bits kept here (offset by the range's start) until
-// close. num_constraints() and num_aux() count this section's, num_inputs() the assignment's.
+Fr ProvingAssignment::eval(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
+  return eval_terms(lc, inputs_, aux_, inputs_.size(), 0, aux_.size(), input_density, aux_density,
+                    [](Variable v, bool) {
+                      throw std::logic_error(v.kind == Variable::Kind::kInput
+                                                 ? "constraint uses an input that does not exist"
+                                                 : "constraint uses an aux variable that does not exist");
+                    });
+}
+
+// Section k: constraints [c_next_, c_end_), aux variables [aux_begin_, aux_end_) and inputs
+// [in_begin_, in_end_) of the assignment, written in place; density bits of its own aux
+// variables and of the inputs kept here (offset by the range's start), and the aux variables of
+// other ranges it used in A or B listed, until close. num_constraints() and num_aux() count this
+// section's, num_inputs() the assignment's.
 class ProvingAssignment::Section final : public SectionSystem {
  public:
-  Section(ProvingAssignment& pa, size_t c_begin, size_t aux_begin, const SectionShape& shape)
+  Section(ProvingAssignment& pa, size_t k, size_t c_begin, size_t aux_begin, size_t in_begin, const SectionShape& shape)
       : pa_(pa),
+        k_(k),
         c_next_(c_begin),
         c_end_(c_begin + shape.constraints),
         aux_begin_(aux_begin),
         aux_next_(aux_begin),
-        aux_end_(aux_begin + shape.aux) {
+        aux_end_(aux_begin + shape.aux),
+        in_begin_(in_begin),
+        in_next_(in_begin),
+        in_end_(in_begin + shape.inputs) {
     a_aux_.grow(shape.aux);
     b_aux_.grow(shape.aux);
     b_input_.grow(pa.inputs_.size());
@@ -158,14 +184,16 @@ class ProvingAssignment::Section final : public SectionSystem {
     pa_.aux_[aux_next_] = value;
     return Variable::aux(uint32_t(aux_next_++));
   }
-  Variable alloc_input(std::string_view, const Fr&) override {
-    throw std::logic_error("a section cannot allocate public inputs");
+  Variable alloc_input(std::string_view, const Fr& value) override {
+    if (in_next_ == in_end_) throw std::logic_error("a section allocates more public inputs than reserved");
+    pa_.inputs_[in_next_] = value;
+    return Variable::input(uint32_t(in_next_++));
   }
   void enforce(std::string_view, const LC& a, const LC& b, const LC& c) override {
     if (c_next_ == c_end_) throw std::logic_error("a section enforces more constraints than reserved");
-    pa_.a_[c_next_] = eval_section(a, nullptr, &a_aux_);
-    pa_.b_[c_next_] = eval_section(b, &b_input_, &b_aux_);
-    pa_.c_[c_next_] = eval_section(c, nullptr, nullptr);
+    pa_.a_[c_next_] = eval_section(a, nullptr, &a_aux_, &foreign_a_);
+    pa_.b_[c_next_] = eval_section(b, &b_input_, &b_aux_, &foreign_b_);
+    pa_.c_[c_next_] = eval_section(c, nullptr, nullptr, nullptr);
     c_next_++;
     constraints_++;
   }
@@ -175,40 +203,63 @@ class ProvingAssignment::Section final : public SectionSystem {
 
   void close() override {
     if (closed_) return;
-    if (c_next_ != c_end_ || aux_next_ != aux_end_) {
+    if (c_next_ != c_end_ || aux_next_ != aux_end_ || in_next_ != in_end_) {
       pa_.sections_.failed = true;
-      throw std::logic_error("a section closed with " + std::to_string(c_end_ - c_next_) + " constraints and " +
-                             std::to_string(aux_end_ - aux_next_) + " aux variables of its range left");
+      throw std::logic_error("a section closed with " + std::to_string(c_end_ - c_next_) + " constraints, " +
+                             std::to_string(aux_end_ - aux_next_) + " aux variables and " +
+                             std::to_string(in_end_ - in_next_) + " inputs of its range left");
     }
     {
       std::lock_guard lock(pa_.sections_.merge);
       pa_.a_aux_density_.set_from(aux_begin_, a_aux_);
       pa_.b_aux_density_.set_from(aux_begin_, b_aux_);
       pa_.b_input_density_.set_from(0, b_input_);
+      for (uint32_t i : foreign_a_) pa_.a_aux_density_.set(i);
+      for (uint32_t i : foreign_b_) pa_.b_aux_density_.set(i);
     }
     closed_ = true;
+    pa_.sections_.closed[k_].store(true, std::memory_order_release);
     pa_.sections_.open--;
   }
 
  private:
-  Fr eval_section(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) const {
-    return eval_terms(lc, pa_.inputs_, pa_.aux_, aux_begin_, aux_next_, /*section=*/true, input_density, aux_density);
+  Fr eval_section(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density,
+                  std::vector<uint32_t>* foreign) {
+    const auto& s = pa_.sections_;
+    return eval_terms(lc, pa_.inputs_, pa_.aux_, s.inputs_before, aux_begin_, aux_next_, input_density, aux_density,
+                      [&](Variable v, bool) {
+                        if (v.kind == Variable::Kind::kInput) {
+                          if ((v.index >= in_begin_ && v.index < in_next_) || s.in_closed(s.input_starts, v.index)) {
+                            return;
+                          }
+                          throw std::logic_error(
+                              "a section's constraint uses an input of a section not closed (or not yet allocated)");
+                        }
+                        if (v.index >= s.aux_before && !s.in_closed(s.aux_starts, v.index)) {
+                          throw std::logic_error(
+                              "a section's constraint uses an aux variable outside the section, of a section not "
+                              "closed (or not yet allocated)");
+                        }
+                        if (foreign) foreign->push_back(v.index);
+                      });
   }
 
   ProvingAssignment& pa_;
-  size_t c_next_, c_end_, aux_begin_, aux_next_, aux_end_;
+  size_t k_;
+  size_t c_next_, c_end_, aux_begin_, aux_next_, aux_end_, in_begin_, in_next_, in_end_;
   size_t constraints_ = 0;
   DensityTracker a_aux_, b_aux_, b_input_;
+  std::vector<uint32_t> foreign_a_, foreign_b_;  // other ranges' aux variables used in A, in B
   bool closed_ = false;
 };
 
 std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std::span<const SectionShape> shapes) {
   check_no_open_sections();
   drop_abc_preparation();
-  size_t constraints = 0, aux = 0;
-  for (const auto& s : shapes) constraints += s.constraints, aux += s.aux;
+  size_t constraints = 0, aux = 0, inputs = 0;
+  for (const auto& s : shapes) constraints += s.constraints, aux += s.aux, inputs += s.inputs;
   if (aux_.size() + aux > (size_t(1) << 32)) throw std::invalid_argument("more than 2^32 aux variables");
-  size_t c_at = a_.size(), aux_at = aux_.size();
+  size_t c_at = a_.size(), aux_at = aux_.size(), in_at = inputs_.size();
   try {
     // Written in place by the sections (zeros first: std::vector cannot leave them unwritten).
     // a, b and c get room for the domain (the constraints that follow and the prover's padding)
@@ -228,6 +279,13 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
     aux_.resize(aux_at + aux);
     a_aux_density_.grow(aux);
     b_aux_density_.grow(aux);
+    inputs_.resize(in_at + inputs);
+    for (size_t i = 0; i < inputs; i++) b_input_density_.add_element();
+    sections_.aux_before = aux_at;
+    sections_.inputs_before = in_at;
+    sections_.aux_starts.clear();
+    sections_.input_starts.clear();
+    sections_.closed = std::make_unique<std::atomic<bool>[]>(shapes.size());
   } catch (...) {
     sections_.failed = true;  // some vectors grown, some not
     throw;
@@ -235,11 +293,17 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
   std::vector<std::unique_ptr<SectionSystem>> out;
   try {
     out.reserve(shapes.size());
-    for (const auto& s : shapes) {
-      out.push_back(std::make_unique<Section>(*this, c_at, aux_at, s));
+    for (size_t k = 0; k < shapes.size(); k++) {
+      const auto& s = shapes[k];
+      sections_.aux_starts.push_back(aux_at);
+      sections_.input_starts.push_back(in_at);
+      out.push_back(std::make_unique<Section>(*this, k, c_at, aux_at, in_at, s));
       c_at += s.constraints;
       aux_at += s.aux;
+      in_at += s.inputs;
     }
+    sections_.aux_starts.push_back(aux_at);
+    sections_.input_starts.push_back(in_at);
   } catch (...) {
     sections_.failed = true;  // the ranges are reserved, and some will never be filled
     throw;

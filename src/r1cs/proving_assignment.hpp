@@ -130,11 +130,18 @@ class ProvingAssignment final : public ConstraintSystem {
   std::vector<Fr> inputs_, aux_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
   // Sections of a parallel synthesis not yet closed, whether one failed, and the lock under which
-  // closing ones merge their density bits. Copies and moves start with none open or failed.
+  // closing ones merge their density bits; the ranges of the sections opened last (where each
+  // starts, and whether it is closed: a section may use the variables of closed ones). Copies and
+  // moves start with none open or failed.
   struct Sections {
     std::atomic<size_t> open{0};
     std::atomic<bool> failed{false};  // a section failed or was abandoned: the assignment is incomplete
     std::mutex merge;
+    size_t aux_before = 0, inputs_before = 0;      // variables allocated before they were opened
+    std::vector<size_t> aux_starts, input_starts;  // per section, and the end last
+    std::unique_ptr<std::atomic<bool>[]> closed;
+    // Whether aux (or input) variable i lies in a closed section.
+    bool in_closed(const std::vector<size_t>& starts, size_t i) const;
     Sections() = default;
     Sections(const Sections&) {}
     Sections(Sections&&) noexcept {}

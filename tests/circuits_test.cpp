@@ -64,9 +64,10 @@ uint64_t digest(const r1cs::ProvingAssignment& pa) {
   auto word = [&](uint64_t w) {
     for (int k = 0; k < 8; k++) h = (h ^ ((w >> (8 * k)) & 0xff)) * 0x100000001b3ull;
   };
-  for (const auto* v : {&pa.a(), &pa.b(), &pa.c(), &pa.aux(), &pa.inputs()}) {
-    word(v->size());
-    for (const Fr& x : *v)
+  const std::span<const Fr> vectors[] = {pa.a(), pa.b(), pa.c(), pa.aux(), pa.inputs()};
+  for (const auto& v : vectors) {
+    word(v.size());
+    for (const Fr& x : v)
       for (uint64_t w : x.mont.limb) word(w);
   }
   for (const auto* d : {&pa.a_aux_density(), &pa.b_aux_density(), &pa.b_input_density()}) {

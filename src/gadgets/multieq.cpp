@@ -1,18 +1,20 @@
 #include "gadgets/multieq.hpp"
 
+#include <array>
 #include <string>
 
 namespace cuzk::gadgets {
 
-namespace {
-constexpr size_t kCapacity = 254;  // Fr::CAPACITY: bits that always fit below the modulus
-
-ff::Fr pow2(size_t k) {
-  ff::Fr r = ff::Fr::one();
-  for (size_t i = 0; i < k; i++) r = r.dbl();
-  return r;
+// Built once (a packed equality shifts by up to 253 bits).
+const ff::Fr& MultiEq::pow2(size_t k) {
+  static const auto table = [] {
+    std::array<ff::Fr, 256> t;
+    t[0] = ff::Fr::one();
+    for (size_t i = 1; i < t.size(); i++) t[i] = t[i - 1].dbl();
+    return t;
+  }();
+  return table[k];
 }
-}  // namespace
 
 void MultiEq::accumulate() {
   cs_.enforce("multieq " + std::to_string(ops_), lhs_, r1cs::LC(r1cs::Variable::one()), rhs_);
@@ -22,9 +24,16 @@ void MultiEq::accumulate() {
   ops_++;
 }
 
+void MultiEq::enforce_shifted(size_t num_bits, const r1cs::LC& lhs, const r1cs::LC& rhs) {
+  if (kCapacity <= bits_used_ + num_bits) accumulate();
+  lhs_ += lhs;
+  rhs_ += rhs;
+  bits_used_ += num_bits;
+}
+
 void MultiEq::enforce_equal(size_t num_bits, const r1cs::LC& lhs, const r1cs::LC& rhs) {
   if (kCapacity <= bits_used_ + num_bits) accumulate();
-  const ff::Fr coeff = pow2(bits_used_);
+  const ff::Fr& coeff = pow2(bits_used_);
   lhs_ += lhs.scaled(coeff);
   rhs_ += rhs.scaled(coeff);
   bits_used_ += num_bits;

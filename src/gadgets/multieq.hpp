@@ -18,6 +18,15 @@ class MultiEq final : public r1cs::ConstraintSystem {
 
   // lhs and rhs are num_bits-bit quantities.
   void enforce_equal(size_t num_bits, const r1cs::LC& lhs, const r1cs::LC& rhs);
+  // The same in two steps, for callers that build their combinations already shifted (no
+  // coefficient products): next_shift says where a num_bits-bit equality would go, and
+  // enforce_shifted then takes lhs and rhs scaled by 2^next_shift(num_bits). Only allocations may
+  // come between the two calls.
+  size_t next_shift(size_t num_bits) const { return kCapacity <= bits_used_ + num_bits ? 0 : bits_used_; }
+  void enforce_shifted(size_t num_bits, const r1cs::LC& lhs, const r1cs::LC& rhs);
+  // 2^k for k < 256.
+  static const ff::Fr& pow2(size_t k);
+  static constexpr size_t kCapacity = 254;  // Fr::CAPACITY: bits that always fit below the modulus
   // Emits the pending packed constraint, if any.
   void finish() {
     if (bits_used_ > 0) accumulate();

@@ -1,5 +1,6 @@
 #include "gadgets/uint32.hpp"
 
+#include <bit>
 #include <stdexcept>
 
 namespace cuzk::gadgets {
@@ -79,35 +80,31 @@ UInt32 UInt32::sha256_maj(ConstraintSystem& cs, const UInt32& a, const UInt32& b
 
 UInt32 UInt32::addmany(MultiEq& cs, std::span<const UInt32> operands) {
   if (operands.size() < 2 || operands.size() > 10) throw std::invalid_argument("UInt32::addmany: 2..10 operands");
-  uint64_t max_value = uint64_t(operands.size()) * 0xffffffffull;
   uint64_t sum = 0;
   bool all_constants = true;
-  r1cs::LC lc;
   for (const UInt32& op : operands) {
     sum += op.value_;
-    Fr coeff = Fr::one();
-    for (const Boolean& bit : op.bits_) {
-      bit.add_to(lc, coeff);
-      all_constants &= bit.is_constant();
-      coeff = coeff.dbl();
-    }
+    for (const Boolean& bit : op.bits_) all_constants &= bit.is_constant();
   }
   const uint32_t modular = uint32_t(sum);
   if (all_constants) return constant(modular);
 
+  // The sum's bits (carries included), then both sides equal through the MultiEq, their
+  // coefficients built at the equality's shift in the packed constraint.
+  const size_t num_bits = size_t(std::bit_width(uint64_t(operands.size()) * 0xffffffffull));
+  const size_t shift = cs.next_shift(num_bits);
   UInt32 r;
   r1cs::LC result_lc;
-  Fr coeff = Fr::one();
-  size_t i = 0;
-  while (max_value != 0) {
+  for (size_t i = 0; i < num_bits; i++) {
     AllocatedBit b = AllocatedBit::alloc(cs, (sum >> i) & 1);
-    result_lc.add(b.var, coeff);
+    result_lc.add(b.var, MultiEq::pow2(shift + i));
     if (i < 32) r.bits_[i] = b;
-    max_value >>= 1;
-    i++;
-    coeff = coeff.dbl();
   }
-  cs.enforce_equal(i, lc, result_lc);
+  r1cs::LC lc;
+  for (const UInt32& op : operands) {
+    for (size_t j = 0; j < 32; j++) op.bits_[j].add_to(lc, MultiEq::pow2(shift + j));
+  }
+  cs.enforce_shifted(num_bits, lc, result_lc);
   r.value_ = modular;
   return r;
 }

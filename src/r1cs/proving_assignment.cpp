@@ -55,9 +55,9 @@ void give_back_pages_gradually(const void* data, size_t bytes) {
 void free_gradually(ReleasedAbc&& abc) {
   ReleasedAbc owned(std::move(abc));
   owned.preparation.reset();
-  for (std::vector<Fr>* v : {&owned.a, &owned.b, &owned.c}) {
+  for (FrVector* v : {&owned.a, &owned.b, &owned.c}) {
     give_back_pages_gradually(v->data(), v->size() * sizeof(Fr));
-    std::vector<Fr>().swap(*v);
+    FrVector().swap(*v);
   }
 }
 
@@ -98,9 +98,8 @@ namespace {
 // (which checks it may be used, and records its density bit; nullptr: none may), unless it is
 // an input below inputs_end.
 template <class Other>
-Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>& aux, size_t inputs_end,
-              size_t aux_begin, size_t aux_end, DensityTracker* input_density, DensityTracker* aux_density,
-              Other&& other) {
+Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const FrVector& aux, size_t inputs_end, size_t aux_begin,
+              size_t aux_end, DensityTracker* input_density, DensityTracker* aux_density, Other&& other) {
   static const Fr kOne = Fr::one(), kMinusOne = -Fr::one();
   Fr acc = Fr::zero();
   for (const auto& t : lc.terms()) {
@@ -124,7 +123,9 @@ Fr eval_terms(const LC& lc, const std::vector<Fr>& inputs, const std::vector<Fr>
       acc += *value;
     } else if (minus) {
       acc -= *value;
-    } else {
+    } else if (*value == kOne) {  // bits: a packing's powers of two apply to 0s and 1s
+      acc += t.coeff;
+    } else if (!value->is_zero()) {
       acc += *value * t.coeff;
     }
   }
@@ -261,7 +262,8 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
   if (aux_.size() + aux > (size_t(1) << 32)) throw std::invalid_argument("more than 2^32 aux variables");
   size_t c_at = a_.size(), aux_at = aux_.size(), in_at = inputs_.size();
   try {
-    // Written in place by the sections (zeros first: std::vector cannot leave them unwritten).
+    // Written in place by the sections (FrVector leaves new elements unwritten: each page is first
+    // touched by the section that fills it).
     // a, b and c get room for the domain (the constraints that follow and the prover's padding)
     // when the caller did not reserve it: growing them later would copy them.
     const size_t c_need = c_at + constraints;

@@ -10,6 +10,7 @@
 
 #include "r1cs/constraint_system.hpp"
 #include "r1cs/density.hpp"
+#include "r1cs/fr_vector.hpp"
 
 namespace cuzk::r1cs {
 
@@ -34,7 +35,7 @@ class AbcPreparation {
 // (ProvingAssignment::set_abc_preparation), which may lock their memory: it must go before the
 // memory does, so the destructor drops it first.
 struct ReleasedAbc {
-  std::vector<Fr> a, b, c;
+  FrVector a, b, c;
   std::shared_ptr<const AbcPreparation> preparation;
   ReleasedAbc() = default;
   ReleasedAbc(ReleasedAbc&&) = default;
@@ -72,16 +73,16 @@ class ProvingAssignment final : public ConstraintSystem {
   // Reserve capacity when the shape is known, so the vectors do not reallocate.
   void reserve(size_t constraints, size_t aux);
 
-  const std::vector<Fr>& a() const { return a_; }
-  const std::vector<Fr>& b() const { return b_; }
-  const std::vector<Fr>& c() const { return c_; }
+  const FrVector& a() const { return a_; }
+  const FrVector& b() const { return b_; }
+  const FrVector& c() const { return c_; }
   // Mutable access (the CPU prover transforms in place, and may grow them to the domain) first
   // drops any preparation of a, b and c.
-  std::vector<Fr>& a_mut() { return check_no_open_sections(), drop_abc_preparation(), a_; }
-  std::vector<Fr>& b_mut() { return check_no_open_sections(), drop_abc_preparation(), b_; }
-  std::vector<Fr>& c_mut() { return check_no_open_sections(), drop_abc_preparation(), c_; }
+  FrVector& a_mut() { return check_no_open_sections(), drop_abc_preparation(), a_; }
+  FrVector& b_mut() { return check_no_open_sections(), drop_abc_preparation(), b_; }
+  FrVector& c_mut() { return check_no_open_sections(), drop_abc_preparation(), c_; }
   const std::vector<Fr>& inputs() const { return inputs_; }
-  const std::vector<Fr>& aux() const { return aux_; }
+  const FrVector& aux() const { return aux_; }
   const DensityTracker& a_aux_density() const { return a_aux_density_; }
   const DensityTracker& b_input_density() const { return b_input_density_; }
   const DensityTracker& b_aux_density() const { return b_aux_density_; }
@@ -126,8 +127,8 @@ class ProvingAssignment final : public ConstraintSystem {
     Held& operator=(Held&&) = delete;
   };
 
-  std::vector<Fr> a_, b_, c_;
-  std::vector<Fr> inputs_, aux_;
+  FrVector a_, b_, c_, aux_;
+  std::vector<Fr> inputs_;
   DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
   // Sections of a parallel synthesis not yet closed, whether one failed, and the lock under which
   // closing ones merge their density bits; the ranges of the sections opened last (where each

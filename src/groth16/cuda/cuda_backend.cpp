@@ -331,7 +331,7 @@ class PreparedAbc final : public r1cs::AbcPreparation {
   }
   // Whether this was made from these vectors (prove_start checks before it trusts the copies).
   bool made_from(const r1cs::ProvingAssignment& pa) const {
-    const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+    const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
     for (int i = 0; i < 3; i++) {
       if (vectors[i]->data() != source[i].first || vectors[i]->size() != source[i].second) return false;
     }
@@ -426,7 +426,7 @@ class CudaBackend final : public ProverBackend {
     // the CPU's cores (34-45 GB/s on 16 cores against 55 GB/s of DMA, on the H200 machine).
     auto prepared = std::dynamic_pointer_cast<const PreparedAbc>(pa.abc_preparation());
     if (prepared && !prepared->made_from(pa)) prepared.reset();  // stale: a/b/c moved since
-    const std::vector<Fr>* sources[3] = {&pa.a(), &pa.b(), &pa.c()};
+    const r1cs::FrVector* sources[3] = {&pa.a(), &pa.b(), &pa.c()};
     Fr* targets[3] = {a, b, c};
     bool dma_from_locked = false;  // then a/b/c's memory is read until the uploads land
     auto upload = [&](void* to, const void* from, size_t bytes) {
@@ -458,7 +458,7 @@ class CudaBackend final : public ProverBackend {
       constexpr int kOrder[3] = {1, 0, 2};  // b, a, c
       for (int step = 0; step < 3; step++) {
         const int i = kOrder[step];
-        const std::vector<Fr>& src = *sources[i];
+        const r1cs::FrVector& src = *sources[i];
         if (prepared && prepared->compact[i]) {
           const ntt::ZeroOneVector& v = prepared->compact[i]->vector;
           auto* kinds = reinterpret_cast<uint32_t*>(compact_area);
@@ -545,7 +545,7 @@ class CudaBackend final : public ProverBackend {
     }
     try {
       auto prepared = std::make_shared<PreparedAbc>(pinned_abc_bytes_, compact_copies_);
-      const std::vector<Fr>* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+      const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
       for (int i = 0; i < 3; i++) {
         prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
         CompactCopies::Copy copy = compact_copies_->take(i);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,23 @@ struct GpuMsmBenchArgs {
   unsigned reps = 5;
   uint64_t seed = 1;
 };
+
+// cuzk-bench porep: Filecoin's PoRep circuit (bench/porep_bench.cpp).
+struct PorepBenchArgs {
+  std::string proof;              // registered seal proof name, e.g. StackedDrg32GiBV1_1
+  std::string c1;                 // a Commit1 output (JSON)
+  std::optional<uint64_t> miner;  // the miner's actor id: replica_id recomputed from it and the sector
+  uint64_t sector = 0;
+  bool info = false;
+  bool synth_only = false;
+  bool skip_single = false;        // --synth-only: no one-thread run
+  std::vector<size_t> partitions;  // empty: all (synth-only: 0)
+  std::string backend = "cpu";
+  std::string params_dir = "params-cache";
+  bool pseudo_params = false;
+  unsigned reps = 1;
+};
+int run_porep_bench(const PorepBenchArgs& args);
 
 int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
 int run_setup_bench(const ProveBenchArgs& args);

@@ -135,6 +135,27 @@ int main(int argc, char** argv) {
   synth_cmd->add_option("--reps", synth.reps, "syntheses per measurement (default: about 0.5 s)");
   synth_cmd->add_option("--seed", synth.seed, "random seed of the inputs");
 
+  cuzk::bench::PorepBenchArgs porep;
+  auto* porep_cmd = app.add_subcommand(
+      "porep",
+      "Filecoin PoRep Commit2: --proof NAME --info (one partition's shape), or --c1 FILE: check, synthesize, "
+      "prove and verify each partition (--synth-only: synthesis speed)");
+  porep_cmd->add_option("--proof", porep.proof, "registered seal proof, e.g. StackedDrg32GiBV1_1");
+  porep_cmd->add_option("--c1", porep.c1, "Commit1 output (SealCommitPhase1Output JSON)");
+  porep_cmd->add_option("--miner", porep.miner, "miner actor id (t0<ID>): replica_id is recomputed from it");
+  porep_cmd->add_option("--sector", porep.sector, "sector number (with --miner)");
+  porep_cmd->add_flag("--info", porep.info, "print one partition's constraints, inputs, aux and A/B/C nonzeros");
+  porep_cmd->add_flag("--synth-only", porep.synth_only, "time synthesis on all cores and on one, no proof");
+  porep_cmd->add_flag("--skip-single", porep.skip_single, "--synth-only: no one-core run");
+  porep_cmd->add_option("--partitions", porep.partitions, "partitions to run (default: all; --synth-only: 0)")
+      ->delimiter(',');
+  porep_cmd->add_option("--backend", porep.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  porep_cmd->add_option("--params-dir", porep.params_dir, "where TEST parameters of our own setup are cached");
+  porep_cmd->add_flag("--pseudo-params", porep.pseudo_params,
+                      "pseudo-random bases of the circuit's shape: speed only, proofs not checked");
+  porep_cmd->add_option("--reps", porep.reps, "--synth-only: syntheses per partition and thread count")
+      ->check(CLI::PositiveNumber);
+
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
   auto* gpu_msm_cmd = app.add_subcommand("gpu-msm", "GPU multi-scalar multiplication over pseudo-random bases");
@@ -156,6 +177,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
+  if (*porep_cmd) return cuzk::bench::run_porep_bench(porep);
 #ifdef CUZK_HAVE_CUDA_MSM
   if (*gpu_msm_cmd) return cuzk::bench::run_gpu_msm_bench(gpu_msm);
 #endif

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev
-  libspdlog-dev libfmt-dev nlohmann-json3-dev libssl-dev
+  libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libssl-dev
   clang-format python3
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libtomlplusplus-dev libcpp-httplib-dev

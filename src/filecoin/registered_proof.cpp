@@ -57,6 +57,7 @@ std::array<SealProofInfo, kRegisteredSealProofs> make_table() {
       i.feature = v == 2 ? SealFeature::kSynthetic : v == 3 ? SealFeature::kNonInteractive : SealFeature::kInteractive;
       i.tree_r = tree_r_shape(i.nodes, r.sub_arity, r.top_arity);
       i.tree_d = gadgets::PorTreeShape{gadgets::TreeHasher::kSha256, 2, size_t(std::countr_zero(i.nodes)), 0, 0};
+      for (int b = 0; b < 8; b++) i.porep_id_bytes[b] = uint8_t(uint64_t(id) >> (8 * b));
     }
   }
   return t;
@@ -78,13 +79,6 @@ std::string_view api_version_name(ApiVersion v) {
     default:
       return "1.2.0";
   }
-}
-
-Bytes32 SealProofInfo::porep_id() const {
-  Bytes32 id{};
-  const uint64_t v = this->id();
-  for (int i = 0; i < 8; i++) id[i] = uint8_t(v >> (8 * i));
-  return id;  // nonce 0 in bytes 8..16, zeros after
 }
 
 std::string_view SealProofInfo::sector_size_name() const {

@@ -65,9 +65,13 @@ struct SealProofInfo {
   gadgets::PorTreeShape tree_r;
   gadgets::PorTreeShape tree_d;
 
+  // registry.rs porep_id: the id as u64 little-endian, the nonce 0 as u64 little-endian, then 16
+  // zero bytes. A field, so that proofs made under other porep_ids (rust-fil-proofs' tests use
+  // arbitrary ones) can be described by a copy.
+  Bytes32 porep_id_bytes{};
+
   uint64_t id() const { return uint64_t(proof); }
-  // id as u64 little-endian, then the nonce 0 as u64 little-endian, then 16 zero bytes.
-  Bytes32 porep_id() const;
+  const Bytes32& porep_id() const { return porep_id_bytes; }
   // The sector size as Filecoin names it: "2KiB", "8MiB", "512MiB", "32GiB", "64GiB".
   std::string_view sector_size_name() const;
   size_t total_challenges() const { return partitions * challenges_per_partition; }

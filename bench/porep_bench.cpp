@@ -1,0 +1,218 @@
+// cuzk-bench porep: Filecoin's PoRep Commit2 (StackedDRG) circuit.
+//   --proof NAME --info       one partition's constraints, inputs, aux variables and A/B/C nonzeros
+//                             (counted, not stored), the domain, and the parameter files;
+//   --c1 FILE                 a Commit1 output: checked natively, each partition synthesized,
+//                             proved (--backend cpu|cuda) and verified against the public inputs
+//                             computed from the C1's comm_r, comm_d, replica_id and seed;
+//   --proof NAME              the same with a generated test sector (filecoin/test_sector.hpp);
+//   --synth-only              synthesis alone, timed: constraints/s on one core and on all.
+// Parameters: Filecoin's published file in $FIL_PROOFS_PARAMETER_CACHE when present, else a TEST
+// setup of our own, cached in --params-dir (filecoin/porep_parameters.hpp); --pseudo-params: bases
+// of the circuit's shape made of pseudo-random points (speed only, proofs not checked).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <sys/resource.h>
+#include <tbb/global_control.h>
+#include <thread>
+
+#include "bench/commands.hpp"
+#include "ff/os_rng.hpp"
+#include "filecoin/challenges.hpp"
+#include "filecoin/graph.hpp"
+#include "filecoin/parameter_files.hpp"
+#include "filecoin/porep_parameters.hpp"
+#include "filecoin/public_inputs.hpp"
+#include "filecoin/seal_commit_check.hpp"
+#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/stacked_circuit.hpp"
+#include "groth16/backend.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "r1cs/proving_assignment.hpp"
+#include "r1cs/shape.hpp"
+
+namespace cuzk::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using filecoin::SealCommitPhase1Output;
+using filecoin::SealProofInfo;
+using filecoin::StackedCircuit;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double peak_rss_gib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / (1024.0 * 1024.0);
+}
+
+int porep_info(const SealProofInfo& info) {
+  std::printf("proof            %s (id %llu, porep_id %02x..., API %s)\n", std::string(info.name).c_str(),
+              (unsigned long long)info.id(), info.porep_id()[0],
+              std::string(filecoin::api_version_name(info.api_version)).c_str());
+  std::printf("sector           %s: %llu nodes, %zu layers, tree R/C %s, tree D binary SHA-256 (%zu levels)\n",
+              std::string(info.sector_size_name()).c_str(), (unsigned long long)info.nodes, info.layers,
+              filecoin::tree_r_display(info.tree_r).c_str(), info.tree_d.base_levels);
+  std::printf("partitions       %zu x %zu challenges\n", info.partitions, info.challenges_per_partition);
+  std::fflush(stdout);
+  auto t = Clock::now();
+  r1cs::ShapeCounter cs;
+  StackedCircuit::blank(info).synthesize(cs);
+  const auto synthesized = cs.counts();
+  cs.enforce_input_constraints();
+  const auto proved = cs.counts();
+  size_t domain = 1;
+  while (domain < proved.constraints) domain <<= 1;
+  std::printf("\n| one partition | constraints | inputs (ONE incl.) | aux | nonzeros A | nonzeros B | nonzeros C |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| synthesized | %zu | %zu | %zu | %llu | %llu | %llu |\n", synthesized.constraints, synthesized.inputs,
+              synthesized.aux, (unsigned long long)synthesized.a, (unsigned long long)synthesized.b,
+              (unsigned long long)synthesized.c);
+  std::printf("| as the prover counts it (+ one constraint per input) | %zu | %zu | %zu | %llu | %llu | %llu |\n",
+              proved.constraints, proved.inputs, proved.aux, (unsigned long long)proved.a, (unsigned long long)proved.b,
+              (unsigned long long)proved.c);
+  std::printf("\ndomain 2^%d; counted in %.1f s; terms of one variable cancelling in a combination: %llu\n",
+              std::countr_zero(domain), since(t), (unsigned long long)proved.cancelled);
+  const auto id = filecoin::porep_parameter_id(info);
+  const auto published = filecoin::find_parameter_file(id.params_name());
+  std::printf("parameters       %s (%s in %s)\n", id.params_name().c_str(), published ? "present" : "absent",
+              filecoin::parameter_cache_dir().c_str());
+  std::printf("verifying key    %s\n", id.vk_name().c_str());
+  return 0;
+}
+
+// --synth-only: each partition synthesized `reps` times on all threads, then once with one thread.
+int porep_synth(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
+  const SealProofInfo& info = filecoin::seal_proof_info(c1.registered_proof);
+  std::printf(
+      "| partition | constraints | threads | synthesis s | constraints/s | per core | assignment GiB | peak RSS GiB "
+      "|\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  const unsigned all = std::max(1u, std::thread::hardware_concurrency());
+  for (size_t k : a.partitions.empty() ? std::vector<size_t>{0} : a.partitions) {
+    const StackedCircuit circuit = StackedCircuit::from_commit_phase1(c1, k);
+    StackedCircuit::part_shapes(info);  // counted once per process, outside the timing
+    for (unsigned threads : {all, 1u}) {
+      if (threads == 1 && (all == 1 || a.skip_single)) continue;
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+      for (unsigned rep = 0; rep < std::max(1u, a.reps); rep++) {
+        auto t = Clock::now();
+        r1cs::ProvingAssignment pa = groth16::synthesize(circuit);
+        const double s = since(t);
+        std::printf("| %zu | %zu | %u | %.2f | %.2f M | %.2f M | %.2f | %.2f |\n", k, pa.num_constraints(), threads, s,
+                    double(pa.num_constraints()) / s / 1e6, double(pa.num_constraints()) / s / 1e6 / threads,
+                    double(pa.bytes().total()) / double(1 << 30), peak_rss_gib());
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
+int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
+  const SealProofInfo& info = filecoin::seal_proof_info(c1.registered_proof);
+  std::unique_ptr<groth16::ProverBackend> backend =
+      a.backend == "cuda" ? groth16::make_cuda_backend(0) : groth16::make_cpu_backend();
+  auto log = [](const std::string& line) { std::fprintf(stderr, "porep: %s\n", line.c_str()); };
+  std::optional<filecoin::PoRepParameters> loaded;
+  groth16::Parameters pseudo;
+  const groth16::Parameters* params = nullptr;
+  double params_s = 0;
+  auto t = Clock::now();
+  if (!a.pseudo_params) {
+    filecoin::PoRepParameterOptions opts;
+    opts.test_dir = a.params_dir;
+    opts.log = log;
+    opts.check_points = false;  // our own files, or published ones: the digest is the check
+    loaded = filecoin::load_porep_parameters(info, opts);
+    params = &loaded->params;
+    params_s = since(t);
+  }
+  const filecoin::StackedBucketGraph graph(info);
+  filecoin::Bytes32 replica_id;
+  c1.replica_id.to_bytes_le(replica_id.data());
+  std::printf("%s, backend %s, parameters: %s\n\n", std::string(info.name).c_str(), backend->name().c_str(),
+              a.pseudo_params     ? "PSEUDO-RANDOM (speed only, proofs not checked)"
+              : loaded->published ? ("Filecoin's published " + loaded->path.string()).c_str()
+                                  : ("TEST setup of our own " + loaded->path.string()).c_str());
+  std::printf(
+      "| partition | constraints | synthesis s | prove_start s | prove_finish s | verify ms | verified | peak RSS GiB "
+      "|\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  bool all_ok = true;
+  std::vector<size_t> partitions = a.partitions;
+  if (partitions.empty()) {
+    for (size_t k = 0; k < info.partitions; k++) partitions.push_back(k);
+  }
+  for (size_t k : partitions) {
+    if (k >= info.partitions)
+      throw std::invalid_argument("partition " + std::to_string(k) + " of " + std::to_string(info.partitions));
+    auto t0 = Clock::now();
+    r1cs::ProvingAssignment pa = groth16::synthesize(StackedCircuit::from_commit_phase1(c1, k));
+    const double synth = since(t0);
+    const size_t constraints = pa.num_constraints();
+    if (a.pseudo_params && !params) {
+      size_t n = 1;
+      while (n < pa.num_constraints()) n <<= 1;
+      pseudo = groth16::pseudo_random_parameters(pa, n, 1);
+      params = &pseudo;
+    }
+    ff::OsRng rng;
+    auto t1 = Clock::now();
+    backend->prepare_assignment(pa);
+    auto pending = backend->prove_start(*params, pa, ff::Fr::random(rng), ff::Fr::random(rng));
+    const double start = since(t1);
+    auto t2 = Clock::now();
+    const auto proof = groth16::prove_finish(*params, pa, pending);
+    const double finish = since(t2);
+    const char* verified = "n/a";
+    double verify_ms = 0;
+    if (!a.pseudo_params) {
+      auto t3 = Clock::now();
+      const auto inputs = filecoin::porep_public_inputs(info, graph, replica_id, c1.comm_d, c1.comm_r, c1.seed, k);
+      const bool ok = groth16::verify_proof(groth16::PreparedVerifyingKey(params->vk), proof, inputs);
+      verify_ms = since(t3) * 1e3;
+      verified = ok ? "yes" : "NO";
+      all_ok = all_ok && ok;
+    }
+    std::printf("| %zu | %zu | %.2f | %.2f | %.2f | %.1f | %s | %.2f |\n", k, constraints, synth, start, finish,
+                verify_ms, verified, peak_rss_gib());
+    std::fflush(stdout);
+  }
+  if (loaded) std::printf("\nparameters loaded or set up in %.1f s\n", params_s);
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int run_porep_bench(const PorepBenchArgs& a) {
+  try {
+    if (a.info) {
+      if (a.proof.empty()) throw std::invalid_argument("--info needs --proof NAME (e.g. StackedDrg32GiBV1_1)");
+      return porep_info(filecoin::seal_proof_info(a.proof));
+    }
+    if (a.c1.empty()) throw std::invalid_argument("give --c1 FILE (a Commit1 output), or --proof NAME --info");
+    auto t = Clock::now();
+    SealCommitPhase1Output c1 = filecoin::read_seal_commit_phase1_file(a.c1);
+    const double read_s = since(t);
+    t = Clock::now();
+    std::optional<filecoin::SealCommitIdentity> identity;
+    if (a.miner) identity = filecoin::SealCommitIdentity{filecoin::prover_id_from_actor_id(*a.miner), a.sector};
+    filecoin::check_seal_commit_phase1(c1, identity);
+    std::fprintf(
+        stderr, "porep: %s read in %.2f s, checked in %.2f s%s\n", a.c1.c_str(), read_s, since(t),
+        identity ? " (replica_id recomputed from the miner and sector)" : " (no --miner: replica_id as given)");
+    return a.synth_only ? porep_synth(c1, a) : porep_prove(c1, a);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench porep: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace cuzk::bench

@@ -1,0 +1,186 @@
+#include "filecoin/seal_commit_check.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "filecoin/challenges.hpp"
+#include "filecoin/graph.hpp"
+#include "filecoin/public_inputs.hpp"
+#include "gadgets/hashers.hpp"
+#include "gadgets/label.hpp"
+
+namespace cuzk::filecoin {
+namespace {
+
+using gadgets::PorTreeShape;
+
+[[noreturn]] void fail(const std::string& what) { throw SealCommitCheckError("Commit1 output: " + what); }
+
+std::string hex(const Fr& x) {
+  static const char* const kDigits = "0123456789abcdef";
+  uint8_t b[32];
+  x.to_bytes_le(b);
+  std::string s;
+  for (uint8_t v : b) s += kDigits[v >> 4], s += kDigits[v & 15];
+  return s;
+}
+
+// The root a Merkle proof's path reaches from its leaf (merkle/proof.rs InclusionPath::root):
+// the node inserted at each level's index among the siblings, hashed with the tree's hasher.
+Fr path_root(const MerkleProof& p, gadgets::TreeHasher hasher) {
+  Fr cur = p.leaf;
+  std::vector<Fr> children;
+  for (const PathElement& e : p.levels()) {
+    children.assign(e.hashes.begin(), e.hashes.begin() + e.index);
+    children.push_back(cur);
+    children.insert(children.end(), e.hashes.begin() + e.index, e.hashes.end());
+    cur = gadgets::node_hash(hasher, children);
+  }
+  return cur;
+}
+
+// The proof reaches its root, sits at the node and (when given) under the expected root.
+void check_merkle(const MerkleProof& p, const PorTreeShape& shape, uint64_t node, const Fr* root,
+                  const std::string& what) {
+  if (p.path_index(shape) != node) {
+    fail(what + ": the path opens node " + std::to_string(p.path_index(shape)) + ", not node " + std::to_string(node));
+  }
+  const Fr reached = path_root(p, shape.hasher);
+  if (reached != p.root) {
+    fail(what + ": the path from the leaf reaches " + hex(reached) + ", not the proof's root " + hex(p.root) +
+         " (a sibling or the leaf is wrong)");
+  }
+  if (root && p.root != *root) fail(what + ": root " + hex(p.root) + " differs from " + hex(*root));
+}
+
+Fr column_hash(const Column& c) { return gadgets::poseidon_node_hash(c.rows); }
+
+}  // namespace
+
+void check_seal_commit_phase1(const SealCommitPhase1Output& c1, const std::optional<SealCommitIdentity>& identity) {
+  const SealProofInfo& info = seal_proof_info(c1.registered_proof);
+  Fr comm_d, comm_r;
+  try {
+    comm_d = commitment_to_fr(c1.comm_d, "comm_d");
+    comm_r = commitment_to_fr(c1.comm_r, "comm_r");
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  if (comm_d.is_zero()) fail("comm_d is zero");
+  if (comm_r.is_zero()) fail("comm_r is zero");
+  Bytes32 replica_id;
+  c1.replica_id.to_bytes_le(replica_id.data());
+  if (identity) {
+    const Bytes32 expect =
+        filecoin::replica_id(identity->prover_id, identity->sector_id, c1.ticket, c1.comm_d, info.porep_id());
+    if (expect != replica_id) {
+      fail("replica_id does not recompute from the prover id, sector " + std::to_string(identity->sector_id) +
+           ", ticket, comm_d and porep_id of " + std::string(info.name) +
+           " (wrong prover, sector, ticket or comm_d for this sector)");
+    }
+  }
+  if (c1.vanilla_proofs.size() != info.partitions) {
+    fail(std::to_string(c1.vanilla_proofs.size()) + " partitions, " + std::string(info.name) + " has " +
+         std::to_string(info.partitions));
+  }
+  const StackedBucketGraph graph(info);
+  std::array<uint32_t, kBaseDegree> drg;
+  std::array<uint32_t, kExpDegree> exp;
+  const Fr* comm_c = nullptr;
+  const Fr* comm_r_last = nullptr;
+  for (size_t k = 0; k < c1.vanilla_proofs.size(); k++) {
+    const auto& proofs = c1.vanilla_proofs[k];
+    const auto challenges = seal_challenges(info, replica_id, c1.comm_r, c1.seed, k);
+    if (proofs.size() != challenges.size()) {
+      fail("partition " + std::to_string(k) + " has " + std::to_string(proofs.size()) + " challenge proofs, " +
+           std::to_string(challenges.size()) + " expected");
+    }
+    for (size_t i = 0; i < proofs.size(); i++) {
+      const VanillaSealProof& p = proofs[i];
+      const uint64_t c = challenges[i];
+      const std::string at =
+          "partition " + std::to_string(k) + " challenge " + std::to_string(i) + " (node " + std::to_string(c) + ")";
+      const auto& cx = p.replica_column_proofs.c_x;
+      if (cx.column.index != c) {
+        fail(at + ": it opens node " + std::to_string(cx.column.index) + ", but the challenge derived from " +
+             (info.feature == SealFeature::kNonInteractive ? "replica_id and comm_r" : "the seed") + " is node " +
+             std::to_string(c) + " (a wrong seed, replica_id or comm_r)");
+      }
+      // Tree D: the data leaf under comm_d.
+      check_merkle(p.comm_d_proofs, info.tree_d, c, &comm_d, at + " tree D (comm_d) proof");
+      // Tree C: one comm_c for all columns, each column's hash its leaf, at the graph's parents.
+      if (!comm_c) comm_c = &cx.inclusion_proof.root;
+      auto check_column = [&](const ColumnProof& col, uint64_t node, const std::string& what) {
+        if (col.column.rows.size() != info.layers) fail(what + ": the column has the wrong number of layers");
+        if (col.column.index != node) {
+          fail(what + ": column of node " + std::to_string(col.column.index) + ", the graph says node " +
+               std::to_string(node));
+        }
+        if (column_hash(col.column) != col.inclusion_proof.leaf) {
+          fail(what + ": the column's labels do not hash to its tree C leaf (a label is wrong)");
+        }
+        check_merkle(col.inclusion_proof, info.tree_r, node, comm_c, what + " tree C (comm_c) proof");
+      };
+      check_column(cx, c, at + " challenged column");
+      graph.drg_parents(c, drg);
+      graph.expander_parents(c, exp);
+      if (p.replica_column_proofs.drg_parents.size() != kBaseDegree ||
+          p.replica_column_proofs.exp_parents.size() != kExpDegree) {
+        fail(at + ": 6 DRG and 8 expander parent columns are required");
+      }
+      for (size_t j = 0; j < kBaseDegree; j++) {
+        check_column(p.replica_column_proofs.drg_parents[j], drg[j], at + " DRG parent " + std::to_string(j));
+      }
+      for (size_t j = 0; j < kExpDegree; j++) {
+        check_column(p.replica_column_proofs.exp_parents[j], exp[j], at + " expander parent " + std::to_string(j));
+      }
+      // Labels: each layer's label recomputes from the parents' labels (layer 1: the DRG parents of
+      // layer 1; later layers: DRG parents of the layer and expander parents of the layer below,
+      // repeated to 37) and is the challenged column's row.
+      if (p.labeling_proofs.size() != info.layers) fail(at + ": one labeling proof per layer is required");
+      std::vector<std::array<uint8_t, 32>> parents;
+      for (size_t layer = 1; layer <= info.layers; layer++) {
+        const LabelingProof& lp = p.labeling_proofs[layer - 1];
+        const std::string lat = at + " layer " + std::to_string(layer);
+        if (lp.node != c || lp.layer_index != layer) fail(lat + ": the labeling proof is of another node or layer");
+        std::vector<Fr> distinct;
+        for (const auto& col : p.replica_column_proofs.drg_parents) distinct.push_back(col.column.rows[layer - 1]);
+        if (layer > 1) {
+          for (const auto& col : p.replica_column_proofs.exp_parents) distinct.push_back(col.column.rows[layer - 2]);
+        }
+        if (lp.parents.size() != gadgets::kLabelParents) fail(lat + ": the labeling proof needs 37 parent labels");
+        parents.clear();
+        for (size_t j = 0; j < gadgets::kLabelParents; j++) {
+          if (lp.parents[j] != distinct[j % distinct.size()]) {
+            fail(lat + ": parent label " + std::to_string(j) + " of the labeling proof is not the parent column's");
+          }
+          parents.push_back(gadgets::fr_to_bytes_le(lp.parents[j]));
+        }
+        const Fr label = gadgets::create_label(replica_id, uint32_t(layer), c, parents);
+        if (label != cx.column.rows[layer - 1]) {
+          fail(lat + ": the label recomputed from replica_id and the parents' labels, " + hex(label) +
+               ", is not the column's " + hex(cx.column.rows[layer - 1]) + " (a wrong label, parent or replica_id)");
+        }
+      }
+      const EncodingProof& ep = p.encoding_proof;
+      if (ep.node != c || ep.layer_index != info.layers || ep.parents != p.labeling_proofs.back().parents) {
+        fail(at + ": the encoding proof is not the last layer's labeling proof");
+      }
+      // Tree R: the encoded leaf (last label + data) under one comm_r_last.
+      if (!comm_r_last) comm_r_last = &p.comm_r_last_proof.root;
+      const Fr encoded = cx.column.rows.back() + p.comm_d_proofs.leaf;
+      if (p.comm_r_last_proof.leaf != encoded) {
+        fail(at + ": the tree R leaf is not the encoding of the data leaf with the last layer's label");
+      }
+      check_merkle(p.comm_r_last_proof, info.tree_r, c, comm_r_last, at + " tree R (comm_r_last) proof");
+    }
+  }
+  if (!comm_c || !comm_r_last) fail("no challenge proofs");
+  const Fr pair[2] = {*comm_c, *comm_r_last};
+  if (gadgets::poseidon_node_hash(pair) != comm_r) {
+    fail("comm_r " + hex(comm_r) + " is not Poseidon(comm_c, comm_r_last) of the proofs' trees (a wrong comm_r)");
+  }
+}
+
+}  // namespace cuzk::filecoin

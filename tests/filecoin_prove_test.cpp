@@ -1,0 +1,161 @@
+// PoRep Commit2 end to end on the CPU (label slow: each parameter set is a setup at 2^22 the first
+// time, minutes on two cores, then cached in the build tree): the real 8 MiB Commit1 output is
+// proved with TEST parameters of our own setup, and the proof verifies against the public inputs
+// computed from comm_r, comm_d, replica_id (recomputed from the miner and sector) and the seed;
+// it fails with another seed or comm_r. With Filecoin's published parameters and verifying key
+// in the parameter cache ($FIL_PROOFS_PARAMETER_CACHE), the same runs against them, and the real
+// seal proofs of rust-fil-proofs' regression records verify (skipped when absent).
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include "ff/os_rng.hpp"
+#include "filecoin/challenges.hpp"
+#include "filecoin/parameter_files.hpp"
+#include "filecoin/porep_parameters.hpp"
+#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/seal_verify.hpp"
+#include "filecoin/stacked_circuit.hpp"
+#include "groth16/param_file.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/verifier.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::filecoin {
+namespace {
+
+std::filesystem::path params_cache() {
+  if (const char* dir = std::getenv("CUZK_PARAMS_CACHE")) return dir;
+  return CUZK_TEST_PARAMS_CACHE;
+}
+
+Bytes32 from_hex(const std::string& h) {
+  Bytes32 b{};
+  for (size_t i = 0; i < 32; i++) b[i] = uint8_t(std::stoi(h.substr(2 * i, 2), nullptr, 16));
+  return b;
+}
+
+std::vector<uint8_t> prove_all(const groth16::Parameters& params, const SealCommitPhase1Output& c1) {
+  const SealProofInfo& info = seal_proof_info(c1.registered_proof);
+  std::vector<groth16::Proof> proofs;
+  for (size_t k = 0; k < info.partitions; k++) {
+    proofs.push_back(groth16::prove(params, StackedCircuit::from_commit_phase1(c1, k)));
+  }
+  return groth16::encode_proofs(proofs);
+}
+
+TEST(FilecoinProveTest, Real8MiBCommit1ProvesAndVerifies) {
+  const auto dir = std::filesystem::path(test::testdata_dir()) / "filecoin" / "porep";
+  const auto json = dir / "c1-8MiB-StackedDrg8MiBV1_1.json", meta_path = dir / "c1-8MiB-StackedDrg8MiBV1_1.meta.json";
+  if (!std::filesystem::exists(json) || !std::filesystem::exists(meta_path)) GTEST_SKIP() << "no real C1 file";
+  const SealCommitPhase1Output c1 = read_seal_commit_phase1_file(json);
+  const auto meta = nlohmann::json::parse(std::ifstream(meta_path));
+  const SealProofInfo& info = seal_proof_info(c1.registered_proof);
+  PoRepParameterOptions opts;
+  opts.test_dir = params_cache();
+  opts.check_points = false;
+  opts.log = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+  const PoRepParameters p = load_porep_parameters(info, opts);
+  const auto proof = prove_all(p.params, c1);
+  ASSERT_EQ(proof.size(), 192u);
+  const groth16::PreparedVerifyingKey pvk(p.params.vk);
+  SealVerifyInputs in;
+  in.prover_id = from_hex(meta.at("prover_id_hex").get<std::string>());
+  in.sector_id = meta.at("sector_id").get<uint64_t>();
+  in.ticket = c1.ticket;
+  in.seed = c1.seed;
+  in.comm_r = c1.comm_r;
+  in.comm_d = c1.comm_d;
+  EXPECT_TRUE(verify_seal(pvk, info, in, proof));
+  auto other = in;
+  other.seed[4] ^= 1;
+  EXPECT_FALSE(verify_seal(pvk, info, other, proof));
+  other = in;
+  other.comm_r[2] ^= 1;
+  EXPECT_FALSE(verify_seal(pvk, info, other, proof));
+  other = in;
+  other.sector_id++;
+  EXPECT_FALSE(verify_seal(pvk, info, other, proof));
+  auto tampered = proof;
+  tampered[100] ^= 1;  // inside B: either not a point, or another one
+  bool rejected = true;
+  try {
+    rejected = !verify_seal(pvk, info, in, tampered);
+  } catch (const std::invalid_argument&) {
+  }
+  EXPECT_TRUE(rejected);
+  // With Filecoin's published files, the proof also verifies against the published .vk.
+  if (p.published) {
+    if (auto vk = find_parameter_file(porep_parameter_id(info).vk_name())) {
+      EXPECT_TRUE(
+          verify_seal(groth16::PreparedVerifyingKey(groth16::read_verifying_key(vk->string())), info, in, proof));
+    }
+  }
+}
+
+// rust-fil-proofs' seal regression records (real proofs of every version, made under arbitrary
+// porep_ids), verified with the published verifying keys when the parameter cache has them.
+TEST(FilecoinProveTest, RegressionRecordsVerifyWithPublishedKeys) {
+  const auto dir = std::filesystem::path(test::testdata_dir()) / "filecoin" / "porep";
+  size_t verified = 0, skipped_ni = 0, no_key = 0;
+  for (const char* name : {"seal_regression_records-v16.json", "seal_regression_records-v18.json"}) {
+    std::ifstream in(dir / name);
+    if (!in) continue;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      const auto r = nlohmann::json::parse(line);
+      const auto& cfg = r.at("porep_config");
+      const uint64_t size = cfg.at("sector_size").get<uint64_t>();
+      const auto features = cfg.at("api_features").get<std::vector<std::string>>();
+      if (!features.empty() && features[0] == "NonInteractivePoRep") {
+        skipped_ni++;  // SnarkPack aggregates
+        continue;
+      }
+      const auto vk_path = find_parameter_file(porep_parameter_id(size).vk_name());
+      if (!vk_path) {
+        no_key++;
+        continue;
+      }
+      // The registered proof of the size, under the record's porep_id, API version and feature.
+      SealProofInfo info =
+          seal_proof_info(std::string("StackedDrg") + std::string(seal_proof_info_by_id(0).sector_size_name()) + "V1");
+      for (const auto& i : seal_proofs()) {
+        if (i.sector_size == size && i.api_version == ApiVersion::kV1_1_0) info = i;
+      }
+      const std::string api = cfg.at("api_version").get<std::string>();
+      info.api_version = api == "V1_0_0"   ? ApiVersion::kV1_0_0
+                         : api == "V1_1_0" ? ApiVersion::kV1_1_0
+                                           : ApiVersion::kV1_2_0;
+      info.feature = features.empty() ? SealFeature::kInteractive : SealFeature::kSynthetic;
+      const auto porep_id = cfg.at("porep_id").get<std::vector<uint8_t>>();
+      std::copy(porep_id.begin(), porep_id.end(), info.porep_id_bytes.begin());
+      SealVerifyInputs v;
+      auto bytes32 = [&](const char* key) {
+        Bytes32 b{};
+        const auto x = r.at(key).get<std::vector<uint8_t>>();
+        std::copy(x.begin(), x.end(), b.begin());
+        return b;
+      };
+      v.prover_id = bytes32("prover_id");
+      v.sector_id = r.at("sector_id").get<uint64_t>();
+      v.ticket = bytes32("ticket");
+      v.seed = bytes32("seed");
+      v.comm_r = bytes32("comm_r");
+      v.comm_d = bytes32("comm_d");
+      const auto proof = r.at("proof").get<std::vector<uint8_t>>();
+      const groth16::PreparedVerifyingKey pvk(groth16::read_verifying_key(vk_path->string()));
+      EXPECT_TRUE(verify_seal(pvk, info, v, proof)) << name << " sector " << v.sector_id;
+      v.seed[0] ^= 1;
+      EXPECT_FALSE(verify_seal(pvk, info, v, proof)) << name << " sector " << v.sector_id;
+      verified++;
+    }
+  }
+  std::fprintf(stderr, "regression records: %zu verified, %zu without a published key here, %zu NI (aggregates)\n",
+               verified, no_key, skipped_ni);
+  if (verified == 0) GTEST_SKIP() << "no published PoRep .vk in " << parameter_cache_dir();
+}
+
+}  // namespace
+}  // namespace cuzk::filecoin

@@ -1,0 +1,76 @@
+// Test sectors: Commit1 outputs (SealCommitPhase1Output) of every registered seal proof with
+// real inputs and no Filecoin node, for tests and benchmarks.
+//
+// Two constructions, chosen by size (SectorMode::kAuto):
+//   - a real SDR seal (sdr_seal.hpp) for 2 KiB and 8 MiB, and for 512 MiB when the data is not
+//     all zero or the challenges are synthetic or non-interactive; the data is zeros,
+//     pseudo-random or the caller's bytes;
+//   - a sparse committed-capacity sector (sparse_sector.hpp) for 32 GiB and 64 GiB, and 512 MiB
+//     with zero data and interactive challenges: only the challenged nodes and their parents are
+//     labelled, a 32 GiB output (10 partitions x 18 challenges, 11 layers) in about a second.
+// Both are consistent in everything the PoRep circuit checks, in every partition. Synthetic and
+// non-interactive proofs above 512 MiB cannot be generated (their challenges depend on comm_r;
+// see sparse_sector.hpp).
+//
+// Measured on the shared 2-core build machine (under load from other builds): 2 KiB 0.01 s;
+// 8 MiB 8-14 s (labels 0.8 s, tree C 6-9 s: 262,144 Poseidon column hashes at ~16 us each, tree
+// R 1-3 s); 512 MiB 14 min wall, 650 s CPU, 4.2 GiB peak. On 16 cores 512 MiB should take about
+// 1.5 min: the labels stay sequential (1.4 us a label, ~50 s for 2 x 2^24), the rest (~600 CPU s)
+// divides by the cores. A sparse 32 GiB output takes 0.8-1.6 s.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "filecoin/registered_proof.hpp"
+#include "filecoin/sdr_seal.hpp"
+#include "filecoin/vanilla_proof.hpp"
+
+namespace cuzk::filecoin {
+
+enum class SectorData {
+  kZeros,   // a committed-capacity sector
+  kRandom,  // pseudo-random nodes from rng_seed (top two bits of each node clear)
+  kBytes,   // TestSectorOptions::data_bytes
+};
+
+enum class SectorMode { kAuto, kReal, kSparse };
+
+struct TestSectorOptions {
+  // The prover: prover_id if set, else the ID address payload of miner_actor_id (t01000 -> e807..).
+  uint64_t miner_actor_id = 1000;
+  std::optional<Bytes32> prover_id;
+  uint64_t sector_id = 1;
+  Bytes32 ticket{};  // the sealing randomness (PreCommit1)
+  Bytes32 seed{};    // the interactive randomness (Commit1); unused by non-interactive proofs
+  SectorData data = SectorData::kZeros;
+  std::vector<uint8_t> data_bytes;  // kBytes: sector_size bytes of fr32-padded nodes
+  uint64_t rng_seed = 0;            // kRandom data; the sparse sector's labels and default leaves
+  SectorMode mode = SectorMode::kAuto;
+};
+
+struct TestSector {
+  SealCommitPhase1Output c1;
+  Bytes32 prover_id{};
+  uint64_t sector_id = 0;
+  Bytes32 replica_id{}, comm_d{}, comm_c{}, comm_r_last{}, comm_r{};
+  bool sparse = false;
+  // The real seal (data, replica bytes, labels, trees); null for a sparse sector.
+  std::shared_ptr<const SealedSector> sealed;
+  double seal_s = 0, commit_s = 0;  // wall time of the seal (or sparse build) and of Commit1
+};
+
+// The construction kAuto picks for these options (never kAuto). Throws std::invalid_argument
+// when none fits: synthetic or non-interactive above 512 MiB, non-zero data above 512 MiB, a
+// sparse sector with non-zero data or non-interactive challenges, a real seal above 512 MiB.
+SectorMode test_sector_mode(const SealProofInfo& info, const TestSectorOptions& options);
+
+// The sector's data for options.data (zeros, pseudo-random, or the caller's bytes checked).
+std::vector<uint8_t> test_sector_data(const SealProofInfo& info, const TestSectorOptions& options);
+
+TestSector generate_test_sector(const SealProofInfo& info, const TestSectorOptions& options = {});
+SealCommitPhase1Output generate_commit_phase1(const SealProofInfo& info, const TestSectorOptions& options = {});
+
+}  // namespace cuzk::filecoin

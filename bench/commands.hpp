@@ -97,7 +97,7 @@ struct PorepBenchArgs {
   std::string proof;              // registered seal proof name, e.g. StackedDrg32GiBV1_1
   std::string c1;                 // a Commit1 output (JSON)
   std::optional<uint64_t> miner;  // the miner's actor id: replica_id recomputed from it and the sector
-  uint64_t sector = 0;
+  uint64_t sector = 1;
   bool info = false;
   bool synth_only = false;
   bool skip_single = false;        // --synth-only: no one-thread run
@@ -105,9 +105,15 @@ struct PorepBenchArgs {
   std::string backend = "cpu";
   std::string params_dir = "params-cache";
   bool pseudo_params = false;
+  bool check = false;        // --synth-only: a * b = c over every constraint
+  bool random_data = false;  // generated sectors: pseudo-random data instead of zeros
+  uint64_t seed = 1;         // generated sectors: ticket, seed and labels
+  std::string out;           // cuzk-bench c1: where the generated Commit1 goes
   unsigned reps = 1;
 };
 int run_porep_bench(const PorepBenchArgs& args);
+// cuzk-bench c1: writes a generated test sector's Commit1 output.
+int run_c1_bench(const PorepBenchArgs& args);
 
 int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
 int run_setup_bench(const ProveBenchArgs& args);

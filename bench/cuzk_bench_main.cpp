@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   porep_cmd->add_option("--proof", porep.proof, "registered seal proof, e.g. StackedDrg32GiBV1_1");
   porep_cmd->add_option("--c1", porep.c1, "Commit1 output (SealCommitPhase1Output JSON)");
   porep_cmd->add_option("--miner", porep.miner, "miner actor id (t0<ID>): replica_id is recomputed from it");
-  porep_cmd->add_option("--sector", porep.sector, "sector number (with --miner)");
+  porep_cmd->add_option("--sector", porep.sector, "sector number (with --miner; generated sectors: default 1)");
   porep_cmd->add_flag("--info", porep.info, "print one partition's constraints, inputs, aux and A/B/C nonzeros");
   porep_cmd->add_flag("--synth-only", porep.synth_only, "time synthesis on all cores and on one, no proof");
   porep_cmd->add_flag("--skip-single", porep.skip_single, "--synth-only: no one-core run");
@@ -155,6 +155,19 @@ int main(int argc, char** argv) {
                       "pseudo-random bases of the circuit's shape: speed only, proofs not checked");
   porep_cmd->add_option("--reps", porep.reps, "--synth-only: syntheses per partition and thread count")
       ->check(CLI::PositiveNumber);
+  porep_cmd->add_flag("--check", porep.check, "--synth-only: check a * b = c over every constraint");
+  porep_cmd->add_flag("--random-data", porep.random_data, "generated sectors (--proof): pseudo-random data");
+  porep_cmd->add_option("--seed", porep.seed, "generated sectors (--proof): ticket, seed and label seed");
+
+  cuzk::bench::PorepBenchArgs c1_args;
+  auto* c1_cmd = app.add_subcommand(
+      "c1", "writes a generated test sector's Commit1 output (real seal up to 512 MiB, sparse beyond)");
+  c1_cmd->add_option("--proof", c1_args.proof, "registered seal proof, e.g. StackedDrg32GiBV1_1")->required();
+  c1_cmd->add_option("--out", c1_args.out, "output file (JSON)")->required();
+  c1_cmd->add_option("--miner", c1_args.miner, "miner actor id (default 1000)");
+  c1_cmd->add_option("--sector", c1_args.sector, "sector number (default 1)");
+  c1_cmd->add_option("--seed", c1_args.seed, "ticket, seed and label seed");
+  c1_cmd->add_flag("--random-data", c1_args.random_data, "pseudo-random data instead of zeros");
 
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
@@ -178,6 +191,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
   if (*porep_cmd) return cuzk::bench::run_porep_bench(porep);
+  if (*c1_cmd) return cuzk::bench::run_c1_bench(c1_args);
 #ifdef CUZK_HAVE_CUDA_MSM
   if (*gpu_msm_cmd) return cuzk::bench::run_gpu_msm_bench(gpu_msm);
 #endif

@@ -10,6 +10,7 @@
 // setup of our own, cached in --params-dir (filecoin/porep_parameters.hpp); --pseudo-params: bases
 // of the circuit's shape made of pseudo-random points (speed only, proofs not checked).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <string>
 #include <sys/resource.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 #include <thread>
 
 #include "bench/commands.hpp"
@@ -29,6 +31,7 @@
 #include "filecoin/seal_commit_check.hpp"
 #include "filecoin/seal_commit_phase1.hpp"
 #include "filecoin/stacked_circuit.hpp"
+#include "filecoin/test_sector.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
@@ -87,6 +90,31 @@ int porep_info(const SealProofInfo& info) {
   return 0;
 }
 
+// a[i] * b[i] = c[i] for every constraint of a synthesized partition (on all cores): what the
+// proof's H polynomial needs, checked without a prover.
+void check_abc(const r1cs::ProvingAssignment& pa, size_t k) {
+  auto t = Clock::now();
+  const auto &a = pa.a(), &b = pa.b(), &c = pa.c();
+  const size_t n = pa.num_constraints();
+  std::atomic<size_t> first_bad{n};
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, size_t(1) << 16), [&](const auto& r) {
+    for (size_t i = r.begin(); i < r.end(); i++) {
+      if (a[i] * b[i] != c[i]) {
+        size_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  });
+  if (first_bad.load() != n) {
+    throw std::runtime_error("partition " + std::to_string(k) + ": constraint " + std::to_string(first_bad.load()) +
+                             " is not satisfied (a * b != c)");
+  }
+  std::fprintf(stderr, "porep: partition %zu: a * b = c holds for all %zu constraints (checked in %.2f s)\n", k, n,
+               since(t));
+}
+
 // --synth-only: each partition synthesized `reps` times on all threads, then once with one thread.
 int porep_synth(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
   const SealProofInfo& info = filecoin::seal_proof_info(c1.registered_proof);
@@ -105,6 +133,7 @@ int porep_synth(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
         auto t = Clock::now();
         r1cs::ProvingAssignment pa = groth16::synthesize(circuit);
         const double s = since(t);
+        if (a.check && rep == 0 && threads == all) check_abc(pa, k);
         std::printf("| %zu | %zu | %u | %.2f | %.2f M | %.2f M | %.2f | %.2f |\n", k, pa.num_constraints(), threads, s,
                     double(pa.num_constraints()) / s / 1e6, double(pa.num_constraints()) / s / 1e6 / threads,
                     double(pa.bytes().total()) / double(1 << 30), peak_rss_gib());
@@ -191,22 +220,77 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// A generated test sector's Commit1 (filecoin/test_sector.hpp) for --proof without --c1.
+filecoin::TestSector make_test_sector(const PorepBenchArgs& a) {
+  const SealProofInfo& info = filecoin::seal_proof_info(a.proof);
+  filecoin::TestSectorOptions opts;
+  opts.miner_actor_id = a.miner.value_or(1000);
+  opts.sector_id = a.sector;
+  opts.rng_seed = a.seed;
+  for (size_t i = 0; i < 32; i++) {
+    opts.ticket[i] = uint8_t(a.seed * 131 + i);
+    opts.seed[i] = uint8_t(a.seed * 71 + 3 * i + 1);
+  }
+  opts.ticket[31] &= 0x3f;
+  opts.seed[31] &= 0x3f;
+  opts.data = a.random_data ? filecoin::SectorData::kRandom : filecoin::SectorData::kZeros;
+  auto t = Clock::now();
+  filecoin::TestSector s = filecoin::generate_test_sector(info, opts);
+  std::fprintf(stderr, "porep: generated a %s test sector of %s (miner t0%llu, sector %llu) in %.2f s\n",
+               s.sparse ? "SPARSE (challenged nodes and parents only)" : "fully sealed", std::string(info.name).c_str(),
+               (unsigned long long)opts.miner_actor_id, (unsigned long long)opts.sector_id, since(t));
+  return s;
+}
+
+}  // namespace
+
+int run_c1_bench(const PorepBenchArgs& a) {
+  try {
+    if (a.proof.empty() || a.out.empty()) throw std::invalid_argument("give --proof NAME and --out FILE");
+    const filecoin::TestSector s = make_test_sector(a);
+    const std::string json = filecoin::write_seal_commit_phase1(s.c1);
+    std::FILE* f = std::fopen(a.out.c_str(), "wb");
+    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
+      throw std::runtime_error("cannot write " + a.out);
+    }
+    std::printf("wrote %s: %s, %.1f MB (prove it with: cuzk-bench porep --c1 %s --miner %llu --sector %llu)\n",
+                a.out.c_str(), std::string(filecoin::seal_proof_info(s.c1.registered_proof).name).c_str(),
+                double(json.size()) / 1e6, a.out.c_str(), (unsigned long long)a.miner.value_or(1000),
+                (unsigned long long)a.sector);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench c1: %s\n", e.what());
+    return 2;
+  }
+}
+
 int run_porep_bench(const PorepBenchArgs& a) {
   try {
     if (a.info) {
       if (a.proof.empty()) throw std::invalid_argument("--info needs --proof NAME (e.g. StackedDrg32GiBV1_1)");
       return porep_info(filecoin::seal_proof_info(a.proof));
     }
-    if (a.c1.empty()) throw std::invalid_argument("give --c1 FILE (a Commit1 output), or --proof NAME --info");
-    auto t = Clock::now();
-    SealCommitPhase1Output c1 = filecoin::read_seal_commit_phase1_file(a.c1);
-    const double read_s = since(t);
-    t = Clock::now();
+    if (a.c1.empty() == a.proof.empty()) {
+      throw std::invalid_argument("give --c1 FILE (a Commit1 output) or --proof NAME (a generated test sector)");
+    }
+    SealCommitPhase1Output c1;
     std::optional<filecoin::SealCommitIdentity> identity;
-    if (a.miner) identity = filecoin::SealCommitIdentity{filecoin::prover_id_from_actor_id(*a.miner), a.sector};
+    if (!a.c1.empty()) {
+      auto t = Clock::now();
+      c1 = filecoin::read_seal_commit_phase1_file(a.c1);
+      std::fprintf(stderr, "porep: %s read in %.2f s\n", a.c1.c_str(), since(t));
+      if (a.miner) identity = filecoin::SealCommitIdentity{filecoin::prover_id_from_actor_id(*a.miner), a.sector};
+    } else {
+      filecoin::TestSector s = make_test_sector(a);
+      identity = filecoin::SealCommitIdentity{s.prover_id, s.sector_id};
+      c1 = std::move(s.c1);
+    }
+    auto t = Clock::now();
     filecoin::check_seal_commit_phase1(c1, identity);
     std::fprintf(
-        stderr, "porep: %s read in %.2f s, checked in %.2f s%s\n", a.c1.c_str(), read_s, since(t),
+        stderr, "porep: checked in %.2f s%s\n", since(t),
         identity ? " (replica_id recomputed from the miner and sector)" : " (no --miner: replica_id as given)");
     return a.synth_only ? porep_synth(c1, a) : porep_prove(c1, a);
   } catch (const std::exception& e) {

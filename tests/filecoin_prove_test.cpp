@@ -18,6 +18,7 @@
 #include "filecoin/seal_commit_phase1.hpp"
 #include "filecoin/seal_verify.hpp"
 #include "filecoin/stacked_circuit.hpp"
+#include "filecoin/test_sector.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/verifier.hpp"
@@ -92,6 +93,35 @@ TEST(FilecoinProveTest, Real8MiBCommit1ProvesAndVerifies) {
       EXPECT_TRUE(
           verify_seal(groth16::PreparedVerifyingKey(groth16::read_verifying_key(vk->string())), info, in, proof));
     }
+  }
+}
+
+// Generated test sectors (filecoin/test_sector.hpp), sealed for real, prove and verify: 2 KiB with
+// interactive and with synthetic challenges, 8 MiB V1 (the V1_0_0 parent order; the 8 MiB
+// parameters are shared with the real sector's test).
+TEST(FilecoinProveTest, GeneratedSectorsProveAndVerify) {
+  PoRepParameterOptions opts;
+  opts.test_dir = params_cache();
+  opts.check_points = false;
+  opts.log = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+  for (auto proof :
+       {RegisteredSealProof::kStackedDrg2KiBV1_1, RegisteredSealProof::kStackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+        RegisteredSealProof::kStackedDrg8MiBV1}) {
+    const SealProofInfo& info = seal_proof_info(proof);
+    TestSectorOptions o;
+    o.miner_actor_id = 1234;
+    o.sector_id = 7;
+    o.data = SectorData::kRandom;
+    o.rng_seed = test::run_seed();
+    for (size_t i = 0; i < 31; i++) o.ticket[i] = uint8_t(i * 7 + 1), o.seed[i] = uint8_t(i * 5 + 3);
+    const TestSector s = generate_test_sector(info, o);
+    const PoRepParameters p = load_porep_parameters(info, opts);
+    const auto proof_bytes = prove_all(p.params, s.c1);
+    SealVerifyInputs in{s.prover_id, s.sector_id, s.c1.ticket, s.c1.seed, s.comm_r, s.comm_d};
+    const groth16::PreparedVerifyingKey pvk(p.params.vk);
+    EXPECT_TRUE(verify_seal(pvk, info, in, proof_bytes)) << info.name;
+    in.seed[0] ^= 1;
+    EXPECT_FALSE(verify_seal(pvk, info, in, proof_bytes)) << info.name;
   }
 }
 

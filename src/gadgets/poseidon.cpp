@@ -1,6 +1,7 @@
 #include "gadgets/poseidon.hpp"
 
 #include <array>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -263,11 +264,17 @@ PoseidonConstants PoseidonConstants::create(size_t arity, HashType type, size_t 
 }
 
 const PoseidonConstants& poseidon_constants(size_t arity) {
+  // Read without a lock once built: every Poseidon gadget asks, from every synthesis thread.
+  static std::array<std::atomic<const PoseidonConstants*>, 17> built{};
   static std::mutex mu;
   static std::map<size_t, std::unique_ptr<PoseidonConstants>> cache;
+  if (arity < built.size()) {
+    if (const PoseidonConstants* c = built[arity].load(std::memory_order_acquire)) return *c;
+  }
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = cache[arity];
   if (!slot) slot = std::make_unique<PoseidonConstants>(PoseidonConstants::create(arity));
+  if (arity < built.size()) built[arity].store(slot.get(), std::memory_order_release);
   return *slot;
 }
 

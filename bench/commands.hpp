@@ -66,6 +66,10 @@ struct PipelineBenchArgs {
   // Parameters of the circuit's shape made of pseudo-random points (one partition synthesized
   // for the shape, before the timed jobs): sizes whose setup is impractical; proofs not checked.
   bool pseudo_params = false;
+  // PoRep C2 jobs of generated test sectors of this registered seal proof instead of synthetic ones;
+  // parameters: Filecoin's published file, --pseudo-params, or a TEST setup with test_params.
+  std::string proof;
+  bool test_params = false;
 };
 
 int run_pipeline_bench(const PipelineBenchArgs& args);

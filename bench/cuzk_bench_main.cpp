@@ -122,6 +122,11 @@ int main(int argc, char** argv) {
   pipe_cmd->add_flag("--pseudo-params", pipe.pseudo_params,
                      "parameters of the circuit's shape made of pseudo-random points instead of a setup (for sizes "
                      "whose setup is impractical; speed only: proofs are not verified)");
+  pipe_cmd->add_option("--proof", pipe.proof,
+                       "PoRep C2 jobs of generated test sectors of this registered seal proof (e.g. "
+                       "StackedDrg32GiBV1_1) instead of synthetic ones");
+  pipe_cmd->add_flag("--test-params", pipe.test_params,
+                     "--proof: a TEST setup of our own when Filecoin's published parameters are absent");
   pipe_cmd->add_option("--seed", pipe.seed, "circuit seed");
 
   cuzk::bench::SynthBenchArgs synth;

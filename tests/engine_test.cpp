@@ -20,10 +20,12 @@
 #include "engine/host_memory.hpp"
 #include "engine/param_manager.hpp"
 #include "engine/partition_queue.hpp"
+#include "engine/synthetic_input.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
+#include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::engine {
@@ -295,6 +297,91 @@ TEST(EngineTest, MixedRunReturnsEveryCounterToZero) {
   const auto s = engine.snapshot();
   EXPECT_EQ(s.jobs_completed + s.jobs_failed + s.jobs_cancelled, ok.size() + failing.size() + cancelled.size());
   EXPECT_EQ(s.jobs_failed, 1u);
+}
+
+// A proof kind of the test's own (engine/proof_input.hpp): the synthetic circuit behind another
+// kind's name, with an input that holds memory, public inputs computed apart from the
+// assignment, and failures on request.
+class TestInput final : public ProofInput {
+ public:
+  enum class Fault { kNone, kSynthesis, kWrongPublicInput };
+  TestInput(uint32_t partitions, Fault fault) : partitions_(partitions), fault_(fault) {
+    c_.constraints = 1 << 10;
+    c_.public_inputs = 4;
+    c_.seed = 11;
+  }
+  std::string kind() const override { return "test"; }
+  std::string describe() const override { return "the test kind"; }
+  uint32_t partitions() const override { return partitions_; }
+  CircuitShape shape() const override { return synthetic_shape(c_); }
+  std::string param_id() const override { return ParameterManager::synthetic_id(c_); }
+  void synthesize(uint32_t k, r1cs::ProvingAssignment& pa) const override {
+    if (fault_ == Fault::kSynthesis && k == partitions_ - 1) throw std::runtime_error("a witness that cannot be built");
+    circuit(k).synthesize(pa);
+  }
+  std::optional<std::vector<Fr>> public_inputs(uint32_t k) const override {
+    r1cs::TestChecker checker;
+    circuit(k).synthesize(checker);
+    std::vector<Fr> in(checker.inputs().begin() + 1, checker.inputs().end());
+    if (fault_ == Fault::kWrongPublicInput) in[0] += Fr::one();
+    return in;
+  }
+  uint64_t input_bytes() const override { return uint64_t(3) << 20; }
+
+ private:
+  circuits::SyntheticCircuit circuit(uint32_t k) const {
+    circuits::SyntheticCircuit c(c_.constraints, c_.public_inputs, {}, c_.seed);
+    c.set_witness_seed(c_.seed + k);
+    return c;
+  }
+  uint32_t partitions_;
+  Fault fault_;
+  CircuitDescription c_;
+};
+
+JobRequest test_kind_job(uint32_t partitions, TestInput::Fault fault) {
+  JobRequest r;
+  r.input = std::make_shared<TestInput>(partitions, fault);
+  return r;
+}
+
+// Other kinds go through the same pipeline: their inputs are charged (the tracker's input class)
+// while the job lives, their own public inputs check the proof, their failures fail the job, and
+// everything returns to zero.
+TEST(EngineTest, ProofKindsThroughTheInterface) {
+  TempDir dir;
+  Engine engine(small_config(dir.str()));
+  const std::string good = engine.submit(test_kind_job(2, TestInput::Fault::kNone));
+  const std::string bad_witness = engine.submit(test_kind_job(2, TestInput::Fault::kSynthesis));
+  const std::string bad_inputs = engine.submit(test_kind_job(1, TestInput::Fault::kWrongPublicInput));
+  const std::string synthetic = engine.submit(synthetic_job(1 << 10, 1, 0, 11));
+  {
+    const auto s = engine.snapshot();
+    EXPECT_GE(s.buffers.input_bytes, 0);
+    size_t test_jobs = 0;
+    for (const auto& k : s.kinds) {
+      if (k.kind == "test") test_jobs += k.pending + k.in_progress;
+    }
+    EXPECT_LE(test_jobs, 3u);
+    EXPECT_FALSE(s.devices.empty());
+    EXPECT_EQ(s.devices[0].name, "cpu");
+  }
+  const JobResult r = await_end(engine, good);
+  ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.proof.size(), 2 * groth16::kProofBytes);
+  const JobResult w = await_end(engine, bad_witness);
+  EXPECT_EQ(w.state, JobState::kFailed);
+  EXPECT_NE(w.error.find("a witness that cannot be built"), std::string::npos) << w.error;
+  const JobResult i = await_end(engine, bad_inputs);
+  EXPECT_EQ(i.state, JobState::kFailed);
+  EXPECT_NE(i.error.find("did not verify against the public inputs of the test kind"), std::string::npos) << i.error;
+  EXPECT_EQ(await_end(engine, synthetic).state, JobState::kSucceeded);
+  expect_idle(engine);
+  const auto s = engine.snapshot();
+  EXPECT_EQ(s.buffers.input_jobs, 0);
+  EXPECT_EQ(s.buffers.input_bytes, 0);
+  EXPECT_TRUE(s.kinds.empty());
 }
 
 TEST(EngineTest, CancelsAtEveryStage) {

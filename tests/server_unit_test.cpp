@@ -212,7 +212,7 @@ TEST(ServerUnitTest, RequestValidation) {
   cuzk::engine::JobRequest j = to_job_request(r, 64);
   EXPECT_EQ(j.request_id, "job-1");
   EXPECT_EQ(j.priority, 3);
-  EXPECT_EQ(j.proof_kind, "synthetic");
+  EXPECT_EQ(j.input, nullptr);  // the synthetic shorthand
   ASSERT_EQ(j.partitions.size(), 3u);
   EXPECT_EQ(j.partitions[2].constraints, 4096u);
   EXPECT_EQ(j.partitions[2].public_inputs, 2u);

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/proof_input.hpp"
+
 namespace cuzk::groth16 {
 class ProverBackend;
 struct Parameters;
@@ -66,6 +68,9 @@ struct EngineConfig {
   // (embedders with parameters of their own; the bench's pseudo-random parameters of a
   // circuit's shape, which prove speed, not validity). Called on the thread that loads the set.
   std::function<std::unique_ptr<groth16::Parameters>(const std::string& id)> make_parameters;
+  // Where parameter sets of other kinds come from (Filecoin's published files, src/kinds/), asked
+  // in order before param_cache_dir.
+  std::vector<ParameterSource> parameter_sources;
   bool verify_before_return = true;
   std::string timeline_path;  // empty: no timeline
   bool log_events = true;     // one log line per tracker event

@@ -4,9 +4,9 @@
 #include <bit>
 #include <spdlog/spdlog.h>
 
-#include "circuits/synthetic.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/host_memory.hpp"
+#include "engine/synthetic_input.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -35,20 +35,6 @@ uint64_t resolve_budget(const EngineConfig& c) {
 
 std::string mib(uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; }
 
-// What a circuit description must satisfy before anything is queued or set up for it.
-void check_synthetic_circuit(const CircuitDescription& c) {
-  using Code = EngineError::Code;
-  if (c.kind != "synthetic") {
-    throw EngineError(Code::kInvalidArgument, "unknown circuit kind '" + c.kind + "' (supported: synthetic)");
-  }
-  const uint64_t min_constraints = 2 * uint64_t(c.public_inputs) + 3;
-  if (c.constraints < min_constraints || c.constraints > (uint64_t(1) << 32)) {
-    throw EngineError(Code::kInvalidArgument, "synthetic circuit: " + std::to_string(c.constraints) +
-                                                  " constraints is outside [" + std::to_string(min_constraints) +
-                                                  ", 2^32] for " + std::to_string(c.public_inputs) + " public inputs");
-  }
-}
-
 }  // namespace
 
 uint64_t PartitionShape::total() const {
@@ -57,19 +43,16 @@ uint64_t PartitionShape::total() const {
   return t;
 }
 
-PartitionShape partition_shape(const CircuitDescription& c) {
-  // Synthetic: constraints include the 1 + inputs input constraints; the body allocates one aux
-  // per constraint (see circuits/synthetic.hpp).
+PartitionShape partition_shape(const CircuitShape& c) {
   PartitionShape s;
-  s.domain = std::bit_ceil(c.constraints);
-  s.inputs = uint64_t(c.public_inputs) + 1;
-  s.aux = c.constraints - (2 * uint64_t(c.public_inputs) + 1);
+  s.domain = std::bit_ceil(std::max<uint64_t>(c.constraints, 2));
+  s.inputs = c.inputs;
+  s.aux = c.aux;
   s.bytes[size_t(BufferClass::kAbc)] = int64_t(3 * kFr * s.domain);
   s.bytes[size_t(BufferClass::kAux)] = int64_t(kFr * s.aux);
-  s.bytes[size_t(BufferClass::kInputs)] = int64_t(kFr * std::bit_ceil(s.inputs));
+  s.bytes[size_t(BufferClass::kInputs)] = int64_t(kFr * std::bit_ceil(std::max<uint64_t>(s.inputs, 1)));
   s.bytes[size_t(BufferClass::kDensities)] = int64_t(2 * density_bytes(s.aux) + density_bytes(s.inputs));
-  s.bytes[size_t(BufferClass::kSynthScratch)] =
-      int64_t(circuits::SyntheticCircuit::synthesis_scratch_bytes(c.constraints));
+  s.bytes[size_t(BufferClass::kSynthScratch)] = int64_t(c.scratch_bytes);
   return s;
 }
 
@@ -119,7 +102,7 @@ Engine::Impl::Impl(EngineConfig cfg)
             for (auto& d : devices) device += int64_t(d->backend->resident_bytes());
             tracker.set_srs_bytes(host, device, "parameters resident");
           },
-          config.make_parameters),
+          config.make_parameters, config.parameter_sources),
       gpu_queue(config.policy == Policy::kBudget                   ? std::max<size_t>(1, config.gpu_queue_capacity)
                 : config.policy == Policy::kChannelCapacityWorkers ? resolve_synthesis_workers(config)
                                                                    : 1),
@@ -213,24 +196,23 @@ const EngineConfig& Engine::config() const { return impl_->config; }
 std::string Engine::submit(JobRequest request) {
   Impl& m = *impl_;
   using Code = EngineError::Code;
-  const auto& parts = request.partitions;
-  if (parts.empty()) throw EngineError(Code::kInvalidArgument, "the job has no partitions");
-  if (parts.size() > m.config.max_partitions_per_job) {
-    throw EngineError(Code::kInvalidArgument, "the job has " + std::to_string(parts.size()) +
-                                                  " partitions, more than the limit of " +
-                                                  std::to_string(m.config.max_partitions_per_job));
-  }
-  const CircuitDescription& c = parts[0];
-  check_synthetic_circuit(c);
-  for (size_t i = 1; i < parts.size(); i++) {
-    if (parts[i].kind != c.kind || parts[i].constraints != c.constraints || parts[i].public_inputs != c.public_inputs ||
-        parts[i].seed != c.seed) {
-      throw EngineError(Code::kInvalidArgument, "partition " + std::to_string(i) +
-                                                    " has another circuit shape than partition 0; the partitions of a "
-                                                    "job share one parameter set");
+  std::shared_ptr<const ProofInput> input = request.input;
+  if (!input) {
+    if (request.partitions.size() > m.config.max_partitions_per_job) {
+      throw EngineError(Code::kInvalidArgument, "the job has " + std::to_string(request.partitions.size()) +
+                                                    " partitions, more than the limit of " +
+                                                    std::to_string(m.config.max_partitions_per_job));
     }
+    input = make_synthetic_input(request.partitions);
   }
-  const std::string expected_id = default_param_id(c);
+  const size_t partition_count = input->partitions();
+  if (partition_count == 0) throw EngineError(Code::kInvalidArgument, "the job has no partitions");
+  if (partition_count > m.config.max_partitions_per_job) {
+    throw EngineError(Code::kInvalidArgument,
+                      "the job has " + std::to_string(partition_count) + " partitions, more than the limit of " +
+                          std::to_string(m.config.max_partitions_per_job) + " (engine.max_partitions_per_job)");
+  }
+  const std::string expected_id = input->param_id();
   if (request.param_id.empty()) request.param_id = expected_id;
   if (request.param_id != expected_id) {
     throw EngineError(Code::kInvalidArgument,
@@ -242,20 +224,21 @@ std::string Engine::submit(JobRequest request) {
   }
 
   auto job = std::make_shared<Job>();
-  job->shape = partition_shape(c);
+  const CircuitShape circuit = input->shape();
+  job->shape = partition_shape(circuit);
+  job->input = input;
+  job->input_bytes = input->input_bytes();
   // A partition that can never fit is rejected now rather than waiting forever.
   // The set's bytes count even when it is loaded now: it may be evicted and reloaded while
   // this job waits, and a partition plus its parameters must fit together.
   const uint64_t params_bytes = uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
-  if (m.config.policy == Policy::kBudget && job->shape.total() + params_bytes > m.budget.total()) {
+  if (m.config.policy == Policy::kBudget && job->shape.total() + params_bytes + job->input_bytes > m.budget.total()) {
     throw EngineError(Code::kFailedPrecondition,
                       "one partition needs " + mib(job->shape.total()) + " (a/b/c " + mib(job->shape.abc()) +
                           ") plus " + mib(params_bytes) + " of parameters, more than the whole host-memory budget of " +
                           mib(m.budget.total()) + "; raise the budget or use smaller partitions");
   }
 
-  const size_t partition_count = parts.size();
-  const uint64_t constraints = c.constraints;
   {
     std::lock_guard lock(m.mutex);
     if (!m.accepting) throw EngineError(Code::kUnavailable, "the engine is shutting down");
@@ -269,10 +252,16 @@ std::string Engine::submit(JobRequest request) {
     if (m.jobs.count(job->id))
       throw EngineError(Code::kAlreadyExists, "request id '" + job->id + "' is already in use");
     job->param_id = request.param_id;
-    job->request = std::move(request);  // `parts` and `c` refer to the moved-from request from here on
+    job->request = std::move(request);
     job->submitted = Clock::now();
     job->proofs.resize(partition_count);
     m.jobs[job->id] = job;
+    // The parsed input lives with the job: charged (not enforced: it is already in memory) until
+    // the job ends.
+    if (job->input_bytes) {
+      m.budget.force_reserve(job->input_bytes);
+      m.tracker.input_enter(int64_t(job->input_bytes), "input " + job->id);
+    }
     std::erase_if(m.live, [](const std::weak_ptr<Partition>& w) { return w.expired(); });
     for (uint32_t i = 0; i < partition_count; i++) {
       auto p = std::make_shared<Partition>();
@@ -286,8 +275,8 @@ std::string Engine::submit(JobRequest request) {
       m.work_queue.push_unbounded(p->key, p);
     }
   }
-  spdlog::info("job {}: queued, {} partition(s) of {} constraints, priority {}, parameters {}", job->id,
-               partition_count, constraints, job->request.priority, job->param_id);
+  spdlog::info("job {}: queued, {}: {} partition(s) of {} constraints, priority {}, parameters {}", job->id,
+               input->kind(), partition_count, circuit.constraints, job->request.priority, job->param_id);
   return job->id;
 }
 
@@ -510,6 +499,10 @@ void Engine::Impl::partition_ended(Partition& p) {
   // device is idle, so unlocking it stalls no proof; the next job makes it again), so that an
   // idle engine holds nothing but resident parameters.
   if (last_job) trim_backends();
+  if (job.input_bytes) {
+    budget.release(job.input_bytes);
+    tracker.input_leave(int64_t(job.input_bytes), "input " + job.id);
+  }
   std::lock_guard lock(mutex);
   job.timings.total = seconds_between(job.submitted, Clock::now());
   if (job.cancel_requested) {
@@ -568,7 +561,30 @@ EngineSnapshot Engine::snapshot() const {
     auto p = w.lock();
     if (!p) continue;
     std::lock_guard wl(p->where_mutex);
-    s.partitions.push_back({p->job->id, p->index, p->where, p->worker});
+    s.partitions.push_back({p->job->id, p->job->input->kind(), p->index, p->where, p->worker});
+  }
+  // Jobs per kind: pending until one of their partitions is admitted.
+  std::map<std::string, KindQueue> kinds;
+  for (const auto& [id, job] : m.jobs) {
+    if (ended(job->state)) continue;
+    KindQueue& q = kinds[job->input->kind()];
+    q.kind = job->input->kind();
+    (job->state == JobState::kQueued ? q.pending : q.in_progress)++;
+  }
+  for (auto& [kind, q] : kinds) s.kinds.push_back(q);
+  // The devices and what each proves now (a partition whose worker is one of the device's).
+  for (const auto& d : m.devices) {
+    const groth16::DeviceInfo info = d->backend->device_info();
+    DeviceStatus ds{info.ordinal, info.name, info.memory_total, info.memory_free, {}, {}};
+    const std::string prefix = "gpu-" + d->backend->name() + "-";
+    for (const auto& ps : s.partitions) {
+      if (ps.worker.rfind(prefix, 0) == 0) {
+        ds.current_job = ps.request_id;
+        ds.current_kind = ps.kind;
+        break;
+      }
+    }
+    s.devices.push_back(std::move(ds));
   }
   return s;
 }

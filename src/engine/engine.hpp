@@ -49,6 +49,7 @@ struct Histogram {
 
 struct PartitionStatus {
   std::string request_id;
+  std::string kind;
   uint32_t partition = 0;
   std::string stage;   // "queued", "admitted", a tracker stage name, "verifying"
   std::string worker;  // e.g. "synth-2", "gpu-cuda:0-0", "final-0"
@@ -59,6 +60,21 @@ struct ParamStatus {
   int64_t host_bytes = 0;
   int64_t device_bytes = 0;
   bool in_use = false;
+};
+
+// Jobs of one proof kind not yet ended (Curio's GetStatus queues).
+struct KindQueue {
+  std::string kind;
+  uint32_t pending = 0;      // queued, no partition started
+  uint32_t in_progress = 0;  // some partition admitted
+};
+
+// One proving device and what it is doing (Curio's GetStatus GPUs).
+struct DeviceStatus {
+  int ordinal = 0;
+  std::string name;                            // e.g. "NVIDIA H200", or "cpu"
+  uint64_t memory_total = 0, memory_free = 0;  // device memory; 0 for the CPU
+  std::string current_job, current_kind;       // a partition on it now; empty when idle
 };
 
 struct EngineSnapshot {
@@ -72,6 +88,8 @@ struct EngineSnapshot {
   uint64_t partitions_proved = 0;
   TrackerSnapshot buffers;
   std::vector<PartitionStatus> partitions;  // every partition not yet done
+  std::vector<KindQueue> kinds;             // every kind with jobs not yet ended
+  std::vector<DeviceStatus> devices;
   std::vector<ParamStatus> params;
   // Per phase: queue_wait, param_load, synthesis, gpu, finalize, verify, total.
   std::vector<std::pair<std::string, Histogram>> phase_seconds;

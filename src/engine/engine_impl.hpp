@@ -41,12 +41,15 @@ struct PartitionShape {
   uint64_t abc() const { return uint64_t(bytes[size_t(BufferClass::kAbc)]); }
   uint64_t scratch() const { return uint64_t(bytes[size_t(BufferClass::kSynthScratch)]); }
 };
-PartitionShape partition_shape(const CircuitDescription& c);
+// The bytes a partition of this circuit holds, by class (a/b/c at the domain's size).
+PartitionShape partition_shape(const CircuitShape& c);
 
 struct Job {
   std::string id;
   uint64_t seq = 0;
   JobRequest request;
+  std::shared_ptr<const ProofInput> input;  // the parsed job (request.input, or the synthetic one)
+  uint64_t input_bytes = 0;                 // charged to the budget and the tracker while the job lives
   std::string param_id;
   PartitionShape shape;
   Clock::time_point submitted;

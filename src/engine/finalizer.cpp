@@ -34,14 +34,27 @@ void Engine::Impl::finish_one(std::shared_ptr<Partition>& p, const std::string& 
   double verify_s = 0;
   if (config.verify_before_return) {
     p->set_where("verifying", track);
-    const auto& inputs = p->assignment->inputs();
-    const std::vector<Fr> public_inputs(inputs.begin() + 1, inputs.end());  // without ONE
+    // The inputs a verifier computes from the request (Filecoin's kinds), else the assignment's.
+    std::vector<Fr> public_inputs;
+    if (auto in = job.input->public_inputs(p->index)) {
+      public_inputs = std::move(*in);
+    } else {
+      const auto& inputs = p->assignment->inputs();
+      public_inputs.assign(inputs.begin() + 1, inputs.end());  // without ONE
+    }
+    if (public_inputs.size() + 1 != p->assignment->num_inputs()) {
+      throw std::runtime_error("the circuit has " + std::to_string(p->assignment->num_inputs() - 1) +
+                               " public inputs, the verifier computes " + std::to_string(public_inputs.size()));
+    }
     verified = groth16::verify_proof(p->params->pvk, proof, public_inputs);
     const auto t2 = Clock::now();
     verify_s = seconds_between(t1, t2);
     span(track, "verify " + p->label, t1, t2);
     observe_phase("verify", verify_s);
-    if (!verified) throw std::runtime_error("the proof did not verify (a prover bug: please report it)");
+    if (!verified) {
+      throw std::runtime_error("the proof did not verify against the public inputs of " + job.input->describe() +
+                               " (a prover bug, or parameters that do not fit the circuit: please report it)");
+    }
   }
   const auto bytes = groth16::encode_proof(proof);
   {

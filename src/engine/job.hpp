@@ -2,13 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/proof_input.hpp"
+
 namespace cuzk::engine {
 
-// The circuit of one partition. Today: the synthetic PoRep-profile circuit family; Filecoin's
-// circuits (C1 outputs) will add kinds here.
+// The circuit of one partition of the engine's synthetic kind (the synthetic PoRep-profile
+// circuit family; engine/synthetic_input.hpp).
 struct CircuitDescription {
   std::string kind = "synthetic";
   uint64_t constraints = uint64_t(1) << 16;  // including the input constraints
@@ -18,11 +21,13 @@ struct CircuitDescription {
 
 struct JobRequest {
   std::string request_id;  // chosen by the client; empty: the engine makes one
-  std::string proof_kind = "synthetic";
-  // Parameter set; empty: derived from the circuit ("synthetic-<constraints>-<inputs>-seed<seed>").
+  // The job's parameter set; empty: the input's. When given it must be the input's.
   std::string param_id;
   int priority = 0;  // higher runs first
-  // One circuit per partition; all partitions of a job share the parameter set.
+  // The job, parsed by its proof kind (engine/proof_input.hpp): Filecoin's kinds and any other.
+  std::shared_ptr<const ProofInput> input;
+  // Or, when input is null, a synthetic job: one circuit per partition, all of one shape (they
+  // share the parameter set).
   std::vector<CircuitDescription> partitions;
 };
 

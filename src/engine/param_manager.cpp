@@ -26,13 +26,15 @@ ParamSet::ParamSet(std::string id_, groth16::Parameters params_)
 
 ParameterManager::ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
                                    std::function<void(const ParamSet&)> on_evict,
-                                   std::function<void(int64_t)> on_resident_change, MakeParameters make_parameters)
+                                   std::function<void(int64_t)> on_resident_change, MakeParameters make_parameters,
+                                   std::vector<ParameterSource> sources)
     : dir_(std::move(cache_dir)),
       allow_synthetic_setup_(allow_synthetic_setup),
       budget_(budget),
       on_evict_(std::move(on_evict)),
       on_resident_change_(std::move(on_resident_change)),
-      make_parameters_(std::move(make_parameters)) {}
+      make_parameters_(std::move(make_parameters)),
+      sources_(std::move(sources)) {}
 
 std::string ParameterManager::synthetic_id(const CircuitDescription& c) {
   return "synthetic-" + std::to_string(c.constraints) + "-" + std::to_string(c.public_inputs) + "-seed" +
@@ -71,6 +73,9 @@ std::optional<int64_t> ParameterManager::expected_bytes(const std::string& id) c
     std::lock_guard lock(mutex_);
     auto it = entries_.find(id);
     if (it != entries_.end() && it->second.set) return it->second.set->host_bytes;
+  }
+  for (const auto& s : sources_) {
+    if (s.serves && s.serves(id)) return s.expected_bytes ? s.expected_bytes(id) : std::nullopt;
   }
   std::error_code ec;
   const auto size = std::filesystem::file_size(path_of(id), ec);
@@ -123,8 +128,17 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id)
 
 std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
   if (!valid_id(id)) throw std::invalid_argument("invalid parameter id (use letters, digits, '.', '_', '-')");
-  const std::string path = path_of(id);
   const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& s : sources_) {
+    if (!s.serves || !s.serves(id)) continue;
+    auto made = s.load(id);
+    if (!made) throw std::runtime_error("its source loaded nothing");
+    auto set = std::make_shared<const ParamSet>(id, std::move(*made));
+    spdlog::info("parameters {}: loaded ({:.1f} MiB) in {:.2f} s", id, double(set->host_bytes) / (1 << 20),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return set;
+  }
+  const std::string path = path_of(id);
   if (std::filesystem::exists(path)) {
     // Trusted cache written by cuzk or copied from Filecoin's parameter distribution: the
     // structure and field ranges are checked, subgroup membership is not (as bellperson does).

@@ -1,7 +1,8 @@
-// The parameter (SRS) manager: loads parameter sets on demand by id from the cache directory
-// (<dir>/<id>.params, bellperson's layout), accounts their bytes against the budget, keeps them
-// resident, and evicts the least recently used idle sets under memory pressure or on request.
-// Synthetic parameter sets that are not cached are generated (random toxic waste) when allowed.
+// The parameter manager: loads parameter sets on demand by id, from the sources that serve the
+// id (Filecoin's published files: src/kinds/) or else the cache directory (<dir>/<id>.params,
+// bellperson's layout), accounts their bytes against the budget, keeps them resident, and evicts
+// the least recently used idle sets under memory pressure or on request. Synthetic parameter
+// sets that are not cached are generated (random toxic waste) when allowed.
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 
 #include "engine/budget.hpp"
 #include "engine/job.hpp"
+#include "engine/proof_input.hpp"
 #include "groth16/parameters.hpp"
 
 namespace cuzk::engine {
@@ -43,7 +45,7 @@ class ParameterManager {
   using MakeParameters = std::function<std::unique_ptr<groth16::Parameters>(const std::string& id)>;
   ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
                    std::function<void(const ParamSet&)> on_evict, std::function<void(int64_t)> on_resident_change,
-                   MakeParameters make_parameters = {});
+                   MakeParameters make_parameters = {}, std::vector<ParameterSource> sources = {});
 
   // The resident set, loading it first when needed (one load per id at a time; others wait).
   // Throws std::runtime_error naming the file and the problem.
@@ -63,7 +65,8 @@ class ParameterManager {
   static std::string synthetic_id(const CircuitDescription& c);
   // The circuit a synthetic parameter id stands for (nullopt for other ids).
   static std::optional<CircuitDescription> parse_synthetic_id(const std::string& id);
-  // Ids are file names: letters, digits, '.', '_' and '-' only.
+  // Ids are file names: 1-200 letters, digits, '.', '_' and '-', not starting with '.' (Filecoin's
+  // published stems are up to 144 characters).
   static bool valid_id(const std::string& id);
 
  private:
@@ -84,6 +87,7 @@ class ParameterManager {
   std::function<void(const ParamSet&)> on_evict_;
   std::function<void(int64_t)> on_resident_change_;
   MakeParameters make_parameters_;
+  std::vector<ParameterSource> sources_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<std::string, Entry> entries_;

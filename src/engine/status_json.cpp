@@ -17,8 +17,23 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
   }
   json partitions = json::array();
   for (const auto& p : s.partitions) {
-    partitions.push_back(
-        {{"request_id", p.request_id}, {"partition", p.partition}, {"stage", p.stage}, {"worker", p.worker}});
+    partitions.push_back({{"request_id", p.request_id},
+                          {"kind", p.kind},
+                          {"partition", p.partition},
+                          {"stage", p.stage},
+                          {"worker", p.worker}});
+  }
+  json kinds = json::array();
+  for (const auto& k : s.kinds)
+    kinds.push_back({{"kind", k.kind}, {"pending", k.pending}, {"in_progress", k.in_progress}});
+  json devices = json::array();
+  for (const auto& d : s.devices) {
+    devices.push_back({{"ordinal", d.ordinal},
+                       {"name", d.name},
+                       {"memory_total_bytes", d.memory_total},
+                       {"memory_free_bytes", d.memory_free},
+                       {"current_job", d.current_job},
+                       {"current_kind", d.current_kind}});
   }
   json params = json::array();
   for (const auto& p : s.params) {
@@ -49,6 +64,8 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
       {"buffers",
        {{"stages", stages},
         {"done_partitions", b.done_partitions},
+        {"input_jobs", b.input_jobs},
+        {"input_bytes", b.input_bytes},
         {"tracked_bytes", b.tracked_bytes()},
         {"peak_tracked_bytes", b.peak_tracked_bytes},
         {"srs_host_bytes", b.srs_host_bytes},
@@ -60,6 +77,8 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"peak_rss_bytes", b.peak_rss_bytes},
         {"idle", b.idle()}}},
       {"partitions", partitions},
+      {"kinds", kinds},
+      {"devices", devices},
       {"params", params},
       {"phases", phases},
       {"gpu_busy_seconds", s.gpu_busy_seconds},

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
-#include "circuits/synthetic.hpp"
 #include "engine/engine_impl.hpp"
 
 namespace cuzk::engine {
@@ -17,15 +16,6 @@ BufferBytes bytes_of(const r1cs::ProvingAssignment& pa) {
   out[size_t(BufferClass::kInputs)] = int64_t(b.inputs);
   out[size_t(BufferClass::kDensities)] = int64_t(b.densities);
   return out;
-}
-
-// Partition i of a synthetic job: one shape (and so one parameter set) for all partitions,
-// its own witness.
-std::unique_ptr<r1cs::Circuit> make_circuit(const CircuitDescription& c, uint32_t index) {
-  auto circuit = std::make_unique<circuits::SyntheticCircuit>(c.constraints, c.public_inputs,
-                                                              circuits::SyntheticProfile{}, c.seed);
-  circuit->set_witness_seed(c.seed + index);
-  return circuit;
 }
 
 }  // namespace
@@ -123,11 +113,10 @@ void Engine::Impl::synthesize_one(std::shared_ptr<Partition>& p, const std::stri
 
   p->set_where(stage_name(Stage::kSynthRunning), track);
   move_stage(*p, Stage::kSynthRunning, job.shape.bytes, "synth_start");
-  const auto circuit = make_circuit(job.request.partitions[p->index], p->index);
   p->assignment = std::make_unique<r1cs::ProvingAssignment>();
   // Exactly the domain: the CPU prover pads a/b/c in place, with no reallocation.
   p->assignment->reserve(job.shape.domain, job.shape.aux);
-  circuit->synthesize(*p->assignment);
+  job.input->synthesize(p->index, *p->assignment);
   p->assignment->enforce_input_constraints();
   // The backend may compact and page-lock a/b/c here, on this thread, so that the GPU worker's
   // upload is a short DMA (counted in the synthesis span). Any CUDA backend's preparation serves

@@ -55,15 +55,15 @@ int64_t StageCounters::total_bytes() const {
 }
 
 int64_t TrackerSnapshot::tracked_bytes() const {
-  int64_t t = 0;
+  int64_t t = input_bytes;
   for (const auto& s : stages) t += s.total_bytes();
   return t;
 }
 
 bool TrackerSnapshot::idle() const {
-  return std::all_of(stages.begin(), stages.end(), [](const StageCounters& s) {
-    return s.partitions == 0 && std::all_of(s.bytes.begin(), s.bytes.end(), [](int64_t b) { return b == 0; });
-  });
+  return input_jobs == 0 && input_bytes == 0 && std::all_of(stages.begin(), stages.end(), [](const StageCounters& s) {
+           return s.partitions == 0 && std::all_of(s.bytes.begin(), s.bytes.end(), [](int64_t b) { return b == 0; });
+         });
 }
 
 int64_t process_rss_bytes() {
@@ -134,6 +134,20 @@ void BufferTracker::leave_bytes(Stage s, const BufferBytes& bytes, const std::st
   event_locked(what);
 }
 
+void BufferTracker::input_enter(int64_t bytes, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  s_.input_jobs++;
+  s_.input_bytes += bytes;
+  event_locked(what);
+}
+
+void BufferTracker::input_leave(int64_t bytes, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  s_.input_jobs--;
+  s_.input_bytes -= bytes;
+  event_locked(what);
+}
+
 void BufferTracker::set_srs_bytes(int64_t host, int64_t device, const std::string& what) {
   std::lock_guard lock(mutex_);
   s_.srs_host_bytes = host;
@@ -191,11 +205,11 @@ void BufferTracker::event_locked(const std::string& what) {
           " " + std::string(stage_name(Stage(i))) + "=" + std::to_string(c.partitions) + "/" + human(c.total_bytes());
     }
     spdlog::info(
-        "{:<40} |{} done={} | srs host={} dev={} | pinned staging={} abc={} | kept abc={} | budget {}/{} | "
-        "rss {}",
-        what, line, s_.done_partitions, human(s_.srs_host_bytes), human(s_.srs_device_bytes),
-        human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes), human(s_.budget_used),
-        human(s_.budget_total), human(s_.rss_bytes));
+        "{:<40} |{} done={} | input={}/{} | srs host={} dev={} | pinned staging={} abc={} | kept abc={} | budget "
+        "{}/{} | rss {}",
+        what, line, s_.done_partitions, s_.input_jobs, human(s_.input_bytes), human(s_.srs_host_bytes),
+        human(s_.srs_device_bytes), human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes),
+        human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {
@@ -206,6 +220,7 @@ void BufferTracker::event_locked(const std::string& what) {
     std::vector<std::pair<std::string, double>> parts;
     for (size_t i = 0; i < kStageCount; i++) parts.emplace_back(stage_name(Stage(i)), double(s_.stages[i].partitions));
     timeline_->counter("partitions", parts);
+    timeline_->counter("input bytes", {{"input", double(s_.input_bytes)}});
     timeline_->counter("budget bytes", {{"used", double(s_.budget_used)}, {"total", double(s_.budget_total)}});
     timeline_->counter("process RSS bytes", {{"rss", double(s_.rss_bytes)}});
     timeline_->counter("srs bytes", {{"host", double(s_.srs_host_bytes)}, {"device", double(s_.srs_device_bytes)}});

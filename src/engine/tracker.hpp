@@ -53,10 +53,13 @@ struct TrackerSnapshot {
   int64_t abc_kept_bytes = 0;
   int64_t budget_total = 0, budget_used = 0;
   int64_t rss_bytes = 0;
+  // The jobs' parsed inputs (the class `input`: a Commit1 output, vanilla proofs) while their jobs
+  // live; per job, in no stage.
+  int64_t input_jobs = 0, input_bytes = 0;
   // Peaks since start (or since reset_peaks).
   int64_t peak_tracked_bytes = 0, peak_waiting_gpu = 0, peak_budget_used = 0, peak_rss_bytes = 0;
-  int64_t tracked_bytes() const;  // all live partition buffers
-  bool idle() const;              // no partition holds anything
+  int64_t tracked_bytes() const;  // all live partition buffers and the jobs' inputs
+  bool idle() const;              // no partition and no job holds anything
 };
 
 class BufferTracker {
@@ -71,6 +74,9 @@ class BufferTracker {
   // prover go to dealloc_pending while the partition stays on the GPU), and is later freed.
   void move_bytes(Stage from, Stage to, const BufferBytes& bytes, const std::string& what);
   void leave_bytes(Stage s, const BufferBytes& bytes, const std::string& what);
+  // A job's parsed input arrives (submit) and goes (the job ended).
+  void input_enter(int64_t bytes, const std::string& what);
+  void input_leave(int64_t bytes, const std::string& what);
 
   void set_srs_bytes(int64_t host, int64_t device, const std::string& what);
   // Host bytes owned by the backends: the staging buffers and the a/b/c locked for their upload

@@ -12,6 +12,14 @@
 
 namespace cuzk::groth16 {
 
+// The device a backend proves on (the daemon's status).
+struct DeviceInfo {
+  int ordinal = -1;           // the CUDA device, -1 for the CPU
+  std::string name = "cpu";   // e.g. "NVIDIA H200"
+  uint64_t memory_total = 0;  // device memory in bytes (0 for the CPU)
+  uint64_t memory_free = 0;
+};
+
 class ProverBackend {
  public:
   virtual ~ProverBackend() = default;
@@ -51,6 +59,8 @@ class ProverBackend {
   // them (under memory pressure). 0 and nothing on the CPU.
   virtual size_t idle_host_bytes() const { return 0; }
   virtual void trim_host_memory() {}
+  // The device and its free memory now (the CUDA backend asks the driver: cheap, but not free).
+  virtual DeviceInfo device_info() const { return {}; }
   // Whether prove_start may run on several threads at once (several GPU workers per device);
   // the engine serialises calls to a backend that says no.
   virtual bool concurrent() const { return false; }

@@ -60,7 +60,6 @@ engine::JobRequest to_job_request(const v1::ProofRequest& req, size_t max_partit
       if (req.kind() != v1::PROOF_KIND_UNSPECIFIED && req.kind() != v1::PROOF_KIND_SYNTHETIC) {
         throw InvalidRequest("proof kind " + v1::ProofKind_Name(req.kind()) + " does not take synthetic inputs");
       }
-      job.proof_kind = "synthetic";
       const v1::SyntheticInputs& s = req.synthetic();
       uint64_t n = s.partitions() == 0 ? 1 : s.partitions();
       if (n > max_partitions) {

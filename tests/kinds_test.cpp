@@ -1,0 +1,162 @@
+// Filecoin's proof kinds for the engine (src/kinds/): Curio's envelope, the PoRep input of the
+// real 8 MiB Commit1 (its shape, parameter id and public inputs), the refusals, and where the
+// parameter source looks for Filecoin's published files (in order: the configured directory,
+// $FIL_PROOFS_PARAMETER_CACHE, /var/tmp/filecoin-proof-parameters), with the digest checked and
+// no setup of our own unless configured.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "filecoin/graph.hpp"
+#include "filecoin/parameter_files.hpp"
+#include "filecoin/public_inputs.hpp"
+#include "filecoin/registered_proof.hpp"
+#include "groth16/parameters.hpp"
+#include "kinds/base64.hpp"
+#include "kinds/filecoin_kinds.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::kinds {
+namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST(KindsTest, Base64AsGoWritesIt) {
+  for (std::string s : {"", "f", "fo", "foo", "foob", "fooba", "foobar"}) EXPECT_EQ(base64_decode(base64_encode(s)), s);
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");  // RFC 4648 section 10
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_THROW(base64_decode("Zm9"), std::invalid_argument);
+  EXPECT_THROW(base64_decode("Zm9v!mFy"), std::invalid_argument);
+  EXPECT_THROW(base64_decode("Z=9v"), std::invalid_argument);
+}
+
+TEST(KindsTest, CircuitIds) {
+  const auto& info = filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg32GiBV1_1);
+  const std::string stem = filecoin::porep_parameter_id(info).stem;
+  EXPECT_EQ(param_id_for_circuit_id("porep-32g"), stem);
+  EXPECT_EQ(param_id_for_circuit_id(stem), stem);
+  EXPECT_EQ(
+      param_id_for_circuit_id("porep-2k"),
+      filecoin::porep_parameter_id(filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg2KiBV1)).stem);
+  EXPECT_FALSE(param_id_for_circuit_id("wpost-32g").has_value());  // the PoSt kinds are not built yet
+  EXPECT_FALSE(param_id_for_circuit_id("nonsense").has_value());
+}
+
+TEST(KindsTest, RealCommit1AsAPoRepInput) {
+  const auto path = std::filesystem::path(test::testdata_dir()) / "filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no real C1 file";
+  const std::string json = read_text(path);
+  const auto& info = filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg8MiBV1_1);
+  const std::string envelope =
+      "{\"SectorNum\":1498,\"Phase1Out\":\"" + base64_encode(json) + "\",\"SectorSize\":8388608}";
+  for (const std::string& body : {json, envelope}) {
+    const auto input = make_porep_input({body, info.id(), 1006, 1498, info.sector_size});
+    EXPECT_EQ(input->kind(), "porep");
+    EXPECT_EQ(input->partitions(), 1u);
+    EXPECT_EQ(input->param_id(), filecoin::porep_parameter_id(info).stem);
+    const auto shape = input->shape();
+    EXPECT_EQ(shape.constraints, 3844969u);  // cuzk-bench porep --info: with the 40 input constraints
+    EXPECT_EQ(shape.inputs, 40u);
+    EXPECT_GT(input->input_bytes(), 50000u);  // ~1,100 field elements a challenge at 8 MiB
+    const auto in = input->public_inputs(0);
+    ASSERT_TRUE(in.has_value());
+    ASSERT_EQ(in->size(), 39u);
+    EXPECT_EQ((*in)[3], ff::Fr::from_u64(151786));  // the first challenge
+  }
+  auto refused = [&](PoRepRequest r, const std::string& expect) {
+    try {
+      make_porep_input(r);
+      ADD_FAILURE() << "accepted";
+    } catch (const InvalidProofRequest& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  };
+  refused({json, info.id(), 1007, 1498, 0}, "replica_id does not recompute");
+  refused({json, info.id(), 1006, 1497, 0}, "replica_id does not recompute");
+  refused({json, info.id(), 1006, 1498, 2048}, "sector_size 2048");
+  refused({json, 3, 1006, 1498, 0}, "differs from the Commit1 output's StackedDrg8MiBV1_1");
+  refused({json, 77, 1006, 1498, 0}, "registered_proof");
+  refused({json, info.id(), 0, 1498, 0}, "miner_id is 0");
+  refused({envelope, info.id(), 1006, 1499, 0}, "SectorNum 1498 differs");
+  refused({"{\"Phase1Out\":\"abc\"}", info.id(), 1006, 1498, 0}, "Phase1Out");
+  refused({json.substr(0, json.size() / 2), info.id(), 1006, 1498, 0}, "the Commit1 output");
+  EXPECT_THROW(make_porep_input({json, 16, 1006, 1498, 0}), UnsupportedProof);  // 8 MiB non-interactive
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) {
+  const auto root = std::filesystem::temp_directory_path() / ("cuzk-kinds-test-" + std::to_string(getpid()));
+  const auto configured = root / "configured", env = root / "env";
+  std::filesystem::create_directories(configured);
+  std::filesystem::create_directories(env);
+  const auto& info = filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg2KiBV1_1);
+  const auto names = filecoin::porep_parameter_id(info);
+  ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), env.string());
+  FilecoinParameterOptions o;
+  o.param_cache = configured.string();
+  o.test_dir = (root / "test").string();
+  o.log = [](const std::string&) {};
+  const auto source = filecoin_parameter_source(o);
+  EXPECT_TRUE(source.serves(names.stem));
+  EXPECT_TRUE(source.serves("porep-2k"));
+  EXPECT_FALSE(source.serves("synthetic-1024-4-seed1"));
+  auto error_of = [&](const engine::ParameterSource& s) -> std::string {
+    try {
+      s.load(names.stem);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "loaded";
+  };
+  // None anywhere (unless this machine has the published file): no setup of our own.
+  if (!filecoin::find_parameter_file(names.params_name(), filecoin::kDefaultParameterCacheDir)) {
+    const std::string e = error_of(source);
+    EXPECT_NE(e.find("no parameter file " + names.params_name()), std::string::npos) << e;
+    EXPECT_NE(e.find(configured.string()), std::string::npos) << e;
+    EXPECT_NE(e.find(env.string()), std::string::npos) << e;
+    EXPECT_FALSE(std::filesystem::exists(root / "test")) << "a setup ran";
+  }
+  // A bad file in $FIL_PROOFS_PARAMETER_CACHE: refused by its digest, named.
+  std::ofstream(env / names.params_name()) << "truncated";
+  std::string e = error_of(source);
+  EXPECT_NE(e.find((env / names.params_name()).string()), std::string::npos) << e;
+  EXPECT_NE(e.find("expected"), std::string::npos) << e;
+  EXPECT_EQ(source.expected_bytes(names.stem), int64_t(9));
+  // One in the configured directory comes first.
+  std::ofstream(configured / names.params_name()) << "also truncated";
+  e = error_of(source);
+  EXPECT_NE(e.find((configured / names.params_name()).string()), std::string::npos) << e;
+  // Without the digest check the file's own structure refuses it, with its name.
+  FilecoinParameterOptions unchecked = o;
+  unchecked.verify_digest = false;
+  e = error_of(filecoin_parameter_source(unchecked));
+  EXPECT_NE(e.find(names.params_name()), std::string::npos) << e;
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace cuzk::kinds

@@ -10,6 +10,7 @@ packages=(
   clang-format python3
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libtomlplusplus-dev libcpp-httplib-dev
+  python3-grpcio python3-grpc-tools
 )
 
 missing=()

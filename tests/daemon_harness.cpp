@@ -156,14 +156,21 @@ std::string DaemonProcess::http_get(const std::string& path, int* status) const 
   return res ? res->body : std::string();
 }
 
-cuzk::v1::ProofRequest synthetic_request(uint64_t constraints, uint32_t partitions, const std::string& request_id) {
-  cuzk::v1::ProofRequest r;
+cuzk::v1::SubmitProofRequest synthetic_request(uint64_t constraints, uint32_t partitions,
+                                               const std::string& request_id) {
+  cuzk::v1::SubmitProofRequest r;
   r.set_request_id(request_id);
-  r.set_kind(cuzk::v1::PROOF_KIND_SYNTHETIC);
+  r.set_proof_kind(cuzk::v1::SYNTHETIC);
   r.mutable_synthetic()->set_constraints(constraints);
   r.mutable_synthetic()->set_public_inputs(4);
   r.mutable_synthetic()->set_seed(7);
   r.mutable_synthetic()->set_partitions(partitions);
+  return r;
+}
+
+cuzk::v1::ProveRequest prove_request(const cuzk::v1::SubmitProofRequest& submit) {
+  cuzk::v1::ProveRequest r;
+  *r.mutable_submit() = submit;
   return r;
 }
 

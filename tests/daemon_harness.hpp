@@ -44,8 +44,10 @@ class DaemonProcess {
 };
 
 // A synthetic proof request (2^10 constraints, one partition unless told otherwise).
-cuzk::v1::ProofRequest synthetic_request(uint64_t constraints = 1024, uint32_t partitions = 1,
-                                         const std::string& request_id = "");
+cuzk::v1::SubmitProofRequest synthetic_request(uint64_t constraints = 1024, uint32_t partitions = 1,
+                                               const std::string& request_id = "");
+// The same for Prove (Curio's ProveRequest wraps a SubmitProofRequest).
+cuzk::v1::ProveRequest prove_request(const cuzk::v1::SubmitProofRequest& submit);
 
 // Runs a program, waits for it (up to timeout: then it is killed, the test fails and -1 is
 // returned) and returns its exit code; its stdout goes to *out when given.

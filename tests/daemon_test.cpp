@@ -1,10 +1,12 @@
 // cuzk-daemon end to end: a real daemon process on a real unix socket, driven through gRPC,
 // its HTTP status port, raw sockets and the cuzk client.
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <iterator>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -36,11 +38,13 @@ std::unique_ptr<grpc::ClientContext> ctx_with_deadline(std::chrono::seconds s = 
 // Proves a small job and checks the result: the daemon still works.
 void expect_proof_works(const DaemonProcess& d, uint32_t partitions = 1) {
   auto stub = d.stub();
-  v1::ProofResult r;
+  v1::AwaitProofResponse r;
+  v1::ProveResponse pr;
   auto ctx = ctx_with_deadline();
-  grpc::Status s = stub->Prove(ctx.get(), synthetic_request(1024, partitions), &r);
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(synthetic_request(1024, partitions)), &pr);
+  r = pr.result();
   ASSERT_TRUE(s.ok()) << s.error_message();
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 192u * partitions);
   EXPECT_TRUE(r.verified());
 }
@@ -74,7 +78,7 @@ bool wait_for_job(const DaemonProcess& d, const std::string& request_id, Done do
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline && !done()) {
     v1::GetStatusRequest sr;
-    sr.set_request_id(request_id);
+    sr.set_job_id(request_id);
     v1::GetStatusResponse sresp;
     auto ctx = ctx_with_deadline();
     if (stub->GetStatus(ctx.get(), sr, &sresp).ok()) return true;
@@ -105,17 +109,24 @@ TEST(DaemonTest, ProveReturnsAVerifiedProofWithTimings) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  v1::ProofResult r;
+  v1::AwaitProofResponse r;
+  v1::ProveResponse pr;
   auto ctx = ctx_with_deadline();
-  grpc::Status s = stub->Prove(ctx.get(), synthetic_request(1024, 2, "prove-1"), &r);
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(synthetic_request(1024, 2, "prove-1")), &pr);
+  r = pr.result();
   ASSERT_TRUE(s.ok()) << s.error_message();
-  EXPECT_EQ(r.request_id(), "prove-1");
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.job_id(), "prove-1");
+  EXPECT_EQ(r.status(), v1::AwaitProofResponse::COMPLETED) << r.error_message();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 384u);
   EXPECT_TRUE(r.verified());
   EXPECT_GT(r.timings().total(), 0);
   EXPECT_GT(r.timings().synthesis(), 0);
   EXPECT_GE(r.timings().total(), r.timings().queue_wait());
+  // Curio's milliseconds are the same timings.
+  EXPECT_EQ(r.total_ms(), uint64_t(std::llround(r.timings().total() * 1000)));
+  EXPECT_EQ(r.synthesis_ms(), uint64_t(std::llround(r.timings().synthesis() * 1000)));
+  EXPECT_EQ(r.gpu_compute_ms(), uint64_t(std::llround(r.timings().gpu() * 1000)));
 }
 
 TEST(DaemonTest, ServesOverTcpWhenConfigured) {
@@ -133,14 +144,14 @@ TEST(DaemonTest, SubmitAwaitDeliversOnce) {
   v1::SubmitProofResponse sub;
   auto c1 = ctx_with_deadline();
   ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(1024, 1), &sub).ok());
-  ASSERT_FALSE(sub.request_id().empty());  // the daemon picked one
+  ASSERT_FALSE(sub.job_id().empty());  // the daemon picked one
 
   v1::AwaitProofRequest aw;
-  aw.set_request_id(sub.request_id());
-  v1::ProofResult r;
+  aw.set_job_id(sub.job_id());
+  v1::AwaitProofResponse r;
   auto c2 = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(c2.get(), aw, &r).ok());
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 192u);
 
   // Delivered: the result is gone.
@@ -160,30 +171,32 @@ TEST(DaemonTest, CancelAQueuedJob) {
 
   // A short await returns the current state instead of blocking.
   v1::AwaitProofRequest aw;
-  aw.set_request_id("victim");
+  aw.set_job_id("victim");
   aw.set_timeout_ms(1);
-  v1::ProofResult r;
+  v1::AwaitProofResponse r;
   auto c3 = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(c3.get(), aw, &r).ok());
+  EXPECT_EQ(r.status(), v1::AwaitProofResponse::TIMEOUT);  // the job keeps running
   EXPECT_TRUE(r.state() == v1::JOB_STATE_QUEUED || r.state() == v1::JOB_STATE_RUNNING) << r.state();
 
   v1::CancelProofRequest cr;
-  cr.set_request_id("victim");
+  cr.set_job_id("victim");
   v1::CancelProofResponse cresp;
   auto c4 = ctx_with_deadline();
   ASSERT_TRUE(stub->CancelProof(c4.get(), cr, &cresp).ok());
-  EXPECT_TRUE(cresp.cancelled());
+  EXPECT_TRUE(cresp.was_running());
 
   aw.set_timeout_ms(0);
   auto c5 = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(c5.get(), aw, &r).ok());
+  EXPECT_EQ(r.status(), v1::AwaitProofResponse::CANCELLED);
   EXPECT_EQ(r.state(), v1::JOB_STATE_CANCELLED);
   EXPECT_TRUE(r.proof().empty());
 
-  aw.set_request_id("blocker");
+  aw.set_job_id("blocker");
   auto c6 = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(c6.get(), aw, &r).ok());
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 4 * 192u);
 
   // The victim's partitions left the pipeline: every buffer counter is back to zero.
@@ -200,17 +213,17 @@ TEST(DaemonTest, UnknownIdsAreNotFound) {
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
   v1::AwaitProofRequest aw;
-  aw.set_request_id("no-such-job");
-  v1::ProofResult r;
+  aw.set_job_id("no-such-job");
+  v1::AwaitProofResponse r;
   auto c1 = ctx_with_deadline();
   EXPECT_EQ(stub->AwaitProof(c1.get(), aw, &r).error_code(), grpc::StatusCode::NOT_FOUND);
   v1::CancelProofRequest cr;
-  cr.set_request_id("no-such-job");
+  cr.set_job_id("no-such-job");
   v1::CancelProofResponse cresp;
   auto c2 = ctx_with_deadline();
   EXPECT_EQ(stub->CancelProof(c2.get(), cr, &cresp).error_code(), grpc::StatusCode::NOT_FOUND);
   v1::GetStatusRequest sr;
-  sr.set_request_id("no-such-job");
+  sr.set_job_id("no-such-job");
   v1::GetStatusResponse sresp;
   auto c3 = ctx_with_deadline();
   EXPECT_EQ(stub->GetStatus(c3.get(), sr, &sresp).error_code(), grpc::StatusCode::NOT_FOUND);
@@ -220,27 +233,34 @@ TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
   DaemonProcess d({"--max-partitions-per-job", "8"});
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  auto expect_code = [&](const v1::ProofRequest& req, grpc::StatusCode code, const std::string& what) {
+  auto expect_code = [&](const v1::SubmitProofRequest& req, grpc::StatusCode code, const std::string& what) {
     v1::SubmitProofResponse resp;
     auto ctx = ctx_with_deadline();
     grpc::Status s = stub->SubmitProof(ctx.get(), req, &resp);
     EXPECT_EQ(s.error_code(), code) << what << ": " << s.error_message();
     EXPECT_FALSE(s.error_message().empty()) << what;
   };
-  v1::ProofRequest no_inputs;
+  v1::SubmitProofRequest no_inputs;
   expect_code(no_inputs, grpc::StatusCode::INVALID_ARGUMENT, "no inputs");
   expect_code(synthetic_request(0), grpc::StatusCode::INVALID_ARGUMENT, "zero constraints");
   expect_code(synthetic_request(1024, 1, "has space"), grpc::StatusCode::INVALID_ARGUMENT, "space in id");
   expect_code(synthetic_request(1024, 1000000), grpc::StatusCode::INVALID_ARGUMENT, "a million partitions");
-  v1::ProofRequest bad_param = synthetic_request(1024);
+  v1::SubmitProofRequest bad_param = synthetic_request(1024);
   bad_param.set_param_id("../../etc/passwd");
   expect_code(bad_param, grpc::StatusCode::INVALID_ARGUMENT, "param id with /");
-  v1::ProofRequest porep;
-  porep.set_kind(v1::PROOF_KIND_POREP_C2);
-  expect_code(porep, grpc::StatusCode::INVALID_ARGUMENT, "unsupported kind");
-  v1::ProofRequest wrong_kind = synthetic_request(1024);
-  wrong_kind.set_kind(v1::PROOF_KIND_WINDOW_POST);
+  v1::SubmitProofRequest porep;
+  porep.set_proof_kind(v1::POREP_SEAL_COMMIT);
+  expect_code(porep, grpc::StatusCode::INVALID_ARGUMENT, "PoRep without its Commit1 output");
+  porep.set_vanilla_proof("{\"SectorNum\":1,\"Phase1Out\":\"!!\",\"SectorSize\":2048}");
+  expect_code(porep, grpc::StatusCode::INVALID_ARGUMENT, "PoRep with a broken envelope");
+  v1::SubmitProofRequest wrong_kind = synthetic_request(1024);
+  wrong_kind.set_vanilla_proof("{}");
   expect_code(wrong_kind, grpc::StatusCode::INVALID_ARGUMENT, "kind does not match inputs");
+  // Kinds not built yet: UNIMPLEMENTED, with a message naming the kind.
+  v1::SubmitProofRequest window_post;
+  window_post.set_proof_kind(v1::WINDOW_POST_PARTITION);
+  window_post.add_vanilla_proofs("bincode");
+  expect_code(window_post, grpc::StatusCode::UNIMPLEMENTED, "WindowPoSt");
 
   // The same id twice while the first is kept: ALREADY_EXISTS.
   v1::SubmitProofResponse resp;
@@ -255,11 +275,13 @@ TEST(DaemonTest, OversizedRequestIsRejectedThenAProofWorks) {
   DaemonProcess d({"--max-request-bytes", "1MiB"});
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  v1::ProofRequest big = synthetic_request(1024);
+  v1::SubmitProofRequest big = synthetic_request(1024);
   big.set_param_id(std::string(2 << 20, 'x'));
-  v1::ProofResult r;
+  v1::AwaitProofResponse r;
+  v1::ProveResponse pr;
   auto ctx = ctx_with_deadline();
-  grpc::Status s = stub->Prove(ctx.get(), big, &r);
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(big), &pr);
+  r = pr.result();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
   expect_proof_works(d);
 }
@@ -281,7 +303,7 @@ TEST(DaemonTest, GarbageOnTheSocketThenAProofWorks) {
   write_raw(d.socket_path(), std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + noise);      // HTTP/2, then junk
   write_raw(d.socket_path(), std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x12"));  // truncated frame
 
-  // A well-framed call whose payload is not a ProofRequest.
+  // A well-framed call whose payload is not a ProveRequest.
   auto channel = grpc::CreateChannel(d.addr(), grpc::InsecureChannelCredentials());
   grpc::GenericStub generic(channel);
   grpc::ByteBuffer request, response;
@@ -318,11 +340,11 @@ TEST(DaemonTest, GarbageOnTheSocketThenAProofWorks) {
   EXPECT_EQ(status_code, 200);
 
   v1::AwaitProofRequest aw;
-  aw.set_request_id("bystander");
-  v1::ProofResult r;
+  aw.set_job_id("bystander");
+  v1::AwaitProofResponse r;
   auto c2 = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(c2.get(), aw, &r).ok());
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 2 * 192u);
   expect_proof_works(d);
   EXPECT_TRUE(d.running());
@@ -335,11 +357,13 @@ TEST(DaemonTest, CallerGoingAwayCancelsItsProve) {
   auto channel = grpc::CreateChannel(d.addr(), grpc::InsecureChannelCredentials());
   ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(60)));
   auto stub = v1::ProvingEngine::NewStub(channel);
-  v1::ProofResult r;
+  v1::AwaitProofResponse r;
+  v1::ProveResponse pr;
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
   // Far more work than 2 s on one synthesis worker.
-  grpc::Status s = stub->Prove(&ctx, synthetic_request(16384, 64, "abandoned"), &r);
+  grpc::Status s = stub->Prove(&ctx, cuzk::test::prove_request(synthetic_request(16384, 64, "abandoned")), &pr);
+  r = pr.result();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   wait_idle(d);
   std::string m = d.http_get("/metrics");
@@ -358,11 +382,13 @@ TEST(DaemonTest, ConcurrentClients) {
     clients.emplace_back([&, c] {
       auto stub = d.stub();  // a channel of its own
       for (int i = 0; i < kEach; ++i) {
-        v1::ProofResult r;
+        v1::AwaitProofResponse r;
+        v1::ProveResponse pr;
         auto ctx = ctx_with_deadline(std::chrono::seconds(300));
         std::string id = "client" + std::to_string(c) + "-" + std::to_string(i);
-        grpc::Status s = stub->Prove(ctx.get(), synthetic_request(1024, 1, id), &r);
-        if (s.ok() && r.state() == v1::JOB_STATE_SUCCEEDED && r.proof().size() == 192 && r.request_id() == id) {
+        grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(synthetic_request(1024, 1, id)), &pr);
+        r = pr.result();
+        if (s.ok() && r.state() == v1::JOB_STATE_SUCCEEDED && r.proof().size() == 192 && r.job_id() == id) {
           ++succeeded;
         }
       }
@@ -386,13 +412,15 @@ TEST(DaemonTest, MixedLoadFromManyClients) {
         std::string id = "mix" + std::to_string(c) + "-" + std::to_string(i);
         uint32_t parts = 1 + (c + i) % 2;
         int action = (c + i) % 4;
-        v1::ProofResult r;
+        v1::AwaitProofResponse r;
+        v1::ProveResponse pr;
         grpc::Status s;
         if (action == 0 || action == 3) {  // Prove; action 3 gives up early
           grpc::ClientContext ctx;
           ctx.set_deadline(std::chrono::system_clock::now() +
                            (action == 3 ? std::chrono::milliseconds(50) : std::chrono::milliseconds(300000)));
-          s = stub->Prove(&ctx, synthetic_request(1024, parts, id), &r);
+          s = stub->Prove(&ctx, cuzk::test::prove_request(synthetic_request(1024, parts, id)), &pr);
+          r = pr.result();
           if (s.ok() || s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) ++accepted;
           if (s.ok() && !(r.state() == v1::JOB_STATE_SUCCEEDED && r.proof().size() == 192u * parts && r.verified())) {
             ++inconsistent;
@@ -406,13 +434,13 @@ TEST(DaemonTest, MixedLoadFromManyClients) {
             ++accepted;
             if (action == 2) {
               v1::CancelProofRequest cr;
-              cr.set_request_id(id);
+              cr.set_job_id(id);
               v1::CancelProofResponse cresp;
               auto c2 = ctx_with_deadline();
               if (!stub->CancelProof(c2.get(), cr, &cresp).ok()) ++inconsistent;
             }
             v1::AwaitProofRequest aw;
-            aw.set_request_id(id);
+            aw.set_job_id(id);
             auto c3 = ctx_with_deadline(std::chrono::seconds(300));
             if (!stub->AwaitProof(c3.get(), aw, &r).ok()) ++inconsistent;
             bool ok = r.state() == v1::JOB_STATE_SUCCEEDED ? r.proof().size() == 192u * parts
@@ -550,12 +578,14 @@ TEST(DaemonTest, SigtermDuringWorkFinishesItAndRemovesTheSocket) {
   DaemonProcess d({"--synthesis-workers", "1"});
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  v1::ProofResult r;
+  v1::AwaitProofResponse r;
+  v1::ProveResponse pr;
   grpc::Status s;
   std::atomic<bool> returned{false};
   std::thread client([&] {
     auto ctx = ctx_with_deadline(std::chrono::seconds(300));
-    s = stub->Prove(ctx.get(), synthetic_request(4096, 8, "in-flight"), &r);
+    s = stub->Prove(ctx.get(), cuzk::test::prove_request(synthetic_request(4096, 8, "in-flight")), &pr);
+    r = pr.result();
     returned = true;
   });
   // Wait until the job is in the engine (SIGTERM before it arrives would test nothing).
@@ -568,7 +598,7 @@ TEST(DaemonTest, SigtermDuringWorkFinishesItAndRemovesTheSocket) {
   EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
   client.join();
   ASSERT_TRUE(s.ok()) << s.error_message();
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 8 * 192u);
   EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
   EXPECT_NE(d.log().find("cuzk-daemon stopped"), std::string::npos);
@@ -632,11 +662,11 @@ TEST(DaemonTest, MaxQueuedJobsAnswersResourceExhausted) {
   EXPECT_NE(s.error_message().find("max_queued_jobs"), std::string::npos) << s.error_message();
   // Once the first has ended there is room again.
   v1::AwaitProofRequest aw;
-  aw.set_request_id("first");
-  v1::ProofResult r;
+  aw.set_job_id("first");
+  v1::AwaitProofResponse r;
   auto c3 = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(c3.get(), aw, &r).ok());
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   expect_proof_works(d);
 }
 
@@ -676,9 +706,9 @@ TEST(DaemonTest, WaitingCallsLeaveThreadsForShortOnes) {
       auto own = d.stub();
       while (!stop) {
         v1::AwaitProofRequest aw;
-        aw.set_request_id("long");
+        aw.set_job_id("long");
         aw.set_timeout_ms(60000);
-        v1::ProofResult r;
+        v1::AwaitProofResponse r;
         auto ctx = ctx_with_deadline();
         grpc::Status s = own->AwaitProof(ctx.get(), aw, &r);
         if (s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) return;
@@ -691,9 +721,9 @@ TEST(DaemonTest, WaitingCallsLeaveThreadsForShortOnes) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     v1::AwaitProofRequest aw;
-    aw.set_request_id("long");
+    aw.set_job_id("long");
     aw.set_timeout_ms(1);
-    v1::ProofResult r;
+    v1::AwaitProofResponse r;
     auto ctx = ctx_with_deadline();
     refused = stub->AwaitProof(ctx.get(), aw, &r);
     if (refused.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) break;
@@ -706,7 +736,7 @@ TEST(DaemonTest, WaitingCallsLeaveThreadsForShortOnes) {
   EXPECT_TRUE(stub->GetStatus(c2.get(), v1::GetStatusRequest(), &st).ok());
   // Cancelling the job releases the waiters (one gets the result, the others NOT_FOUND).
   v1::CancelProofRequest cr;
-  cr.set_request_id("long");
+  cr.set_job_id("long");
   v1::CancelProofResponse cresp;
   auto c3 = ctx_with_deadline();
   EXPECT_TRUE(stub->CancelProof(c3.get(), cr, &cresp).ok());
@@ -722,7 +752,7 @@ TEST(DaemonTest, MaxRetainedResultsDropsTheOldest) {
   // GetStatus's answer for one job: its state, or NOT_FOUND as JOB_STATE_UNSPECIFIED.
   auto state = [&](const std::string& id) {
     v1::GetStatusRequest sr;
-    sr.set_request_id(id);
+    sr.set_job_id(id);
     v1::GetStatusResponse sresp;
     auto ctx = ctx_with_deadline();
     return stub->GetStatus(ctx.get(), sr, &sresp).ok() ? sresp.job().state() : v1::JOB_STATE_UNSPECIFIED;
@@ -746,11 +776,11 @@ TEST(DaemonTest, MaxRetainedResultsDropsTheOldest) {
   }
   EXPECT_EQ(state("older"), v1::JOB_STATE_UNSPECIFIED);
   v1::AwaitProofRequest aw;
-  aw.set_request_id("newer");
-  v1::ProofResult r;
+  aw.set_job_id("newer");
+  v1::AwaitProofResponse r;
   auto ctx = ctx_with_deadline();
   ASSERT_TRUE(stub->AwaitProof(ctx.get(), aw, &r).ok());
-  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error();
+  EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_NE(d.log().find("max_retained_results"), std::string::npos);
 }
 
@@ -813,3 +843,280 @@ TEST(DaemonTest, ClientCommandsAndExitCodes) {
 }
 
 }  // namespace
+
+// What Curio reads of GetStatus to decide whether the daemon has room: queues per kind (pending +
+// in progress), and the devices, totals and uptime it shows.
+TEST(DaemonTest, GetStatusAnswersCuriosFields) {
+  DaemonProcess d({"--synthesis-workers", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofResponse a, b;
+  auto c1 = ctx_with_deadline(), c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(16384, 16, "first"), &a).ok());
+  ASSERT_TRUE(stub->SubmitProof(c2.get(), synthetic_request(1024, 1, "second"), &b).ok());
+  EXPECT_EQ(a.job_id(), "first");
+  EXPECT_EQ(b.queue_position(), 1u);  // "first" was accepted and not ended
+
+  v1::GetStatusResponse st;
+  auto c3 = ctx_with_deadline();
+  ASSERT_TRUE(stub->GetStatus(c3.get(), v1::GetStatusRequest(), &st).ok());
+  uint32_t in_flight = 0;
+  for (const v1::QueueStatus& q : st.queues()) {
+    EXPECT_EQ(q.proof_kind(), "synthetic");
+    in_flight += q.pending() + q.in_progress();
+  }
+  EXPECT_EQ(in_flight, 2u);      // Curio's back-pressure count
+  ASSERT_EQ(st.gpus_size(), 1);  // the CPU backend: one device
+  EXPECT_FALSE(st.gpus(0).name().empty());
+  EXPECT_EQ(st.jobs_active(), 2u);
+
+  // One job's state (cuzk's own field).
+  v1::GetStatusRequest one;
+  one.set_job_id("first");
+  auto c4 = ctx_with_deadline();
+  ASSERT_TRUE(stub->GetStatus(c4.get(), one, &st).ok());
+  EXPECT_EQ(st.job().job_id(), "first");
+  EXPECT_EQ(st.job().proof_kind(), "synthetic");
+
+  v1::CancelProofRequest cr;
+  cr.set_job_id("first");
+  v1::CancelProofResponse cresp;
+  auto c5 = ctx_with_deadline();
+  ASSERT_TRUE(stub->CancelProof(c5.get(), cr, &cresp).ok());
+  EXPECT_TRUE(cresp.was_running());
+  v1::AwaitProofRequest aw;
+  aw.set_job_id("second");
+  v1::AwaitProofResponse r;
+  auto c6 = ctx_with_deadline();
+  ASSERT_TRUE(stub->AwaitProof(c6.get(), aw, &r).ok());
+  EXPECT_EQ(r.status(), v1::AwaitProofResponse::COMPLETED) << r.error_message();
+  wait_idle(d);
+
+  auto c7 = ctx_with_deadline();
+  ASSERT_TRUE(stub->GetStatus(c7.get(), v1::GetStatusRequest(), &st).ok());
+  EXPECT_EQ(st.queues_size(), 0);  // nothing in flight
+  EXPECT_EQ(st.total_proofs_completed(), 1u);
+  EXPECT_EQ(st.total_proofs_failed(), 0u);
+  EXPECT_EQ(st.total_proofs_cancelled(), 1u);
+  EXPECT_TRUE(st.gpus(0).current_job_id().empty());
+  // The synthetic parameter set is resident: host memory only on the CPU backend.
+  ASSERT_GE(st.loaded_srs_size(), 1);
+  EXPECT_EQ(st.loaded_srs(0).tier(), v1::SRSStatus::WARM);
+  EXPECT_GT(st.loaded_srs(0).size_bytes(), 0u);
+  EXPECT_EQ(st.loaded_srs(0).ref_count(), 0u);
+}
+
+TEST(DaemonTest, KindsNotBuiltAreUnimplemented) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  for (v1::ProofKind kind : {v1::WINNING_POST, v1::WINDOW_POST_PARTITION, v1::SNAP_DEALS_UPDATE}) {
+    v1::SubmitProofRequest req;
+    req.set_request_id("kind-" + std::to_string(int(kind)));
+    req.set_proof_kind(kind);
+    req.set_miner_id(1000);
+    req.set_randomness(std::string(32, '\x01'));
+    req.add_vanilla_proofs("bincode");
+    v1::ProveResponse pr;
+    auto ctx = ctx_with_deadline();
+    grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << v1::ProofKind_Name(kind) << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find(v1::ProofKind_Name(kind)), std::string::npos) << s.error_message();
+  }
+  // Their parameters too; an unknown circuit id is NOT_FOUND.
+  for (const char* circuit : {"wpost-32g", "winning-32g", "snap-32g"}) {
+    v1::PreloadSrsRequest pr;
+    pr.set_circuit_id(circuit);
+    v1::PreloadSrsResponse presp;
+    auto ctx = ctx_with_deadline();
+    EXPECT_EQ(stub->PreloadSRS(ctx.get(), pr, &presp).error_code(), grpc::StatusCode::UNIMPLEMENTED) << circuit;
+  }
+  v1::EvictSrsRequest er;
+  er.set_circuit_id("snap-64g");
+  v1::EvictSrsResponse eresp;
+  auto c1 = ctx_with_deadline();
+  EXPECT_EQ(stub->EvictSRS(c1.get(), er, &eresp).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  v1::PreloadSrsRequest unknown;
+  unknown.set_circuit_id("porep-1t/..");
+  v1::PreloadSrsResponse uresp;
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->PreloadSRS(c2.get(), unknown, &uresp);
+  EXPECT_TRUE(s.error_code() == grpc::StatusCode::NOT_FOUND || s.error_code() == grpc::StatusCode::INVALID_ARGUMENT)
+      << s.error_code() << " " << s.error_message();
+  EXPECT_EQ(cuzk::test::run_program({CUZK_CLIENT_BIN, "--addr", d.addr(), "preload", "wpost-32g"}), 4)
+      << "PreloadParams knows no such parameter id";
+  expect_proof_works(d);
+}
+
+// PreloadSRS / EvictSRS take cuzk's own parameter ids as circuit ids too.
+TEST(DaemonTest, PreloadAndEvictSrs) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::PreloadParamsRequest pp;
+  pp.mutable_synthetic()->set_constraints(1024);
+  pp.mutable_synthetic()->set_public_inputs(4);
+  pp.mutable_synthetic()->set_seed(7);
+  v1::PreloadParamsResponse ppresp;
+  auto c1 = ctx_with_deadline();
+  ASSERT_TRUE(stub->PreloadParams(c1.get(), pp, &ppresp).ok());
+
+  v1::PreloadSrsRequest pr;
+  pr.set_circuit_id(ppresp.param_id());
+  v1::PreloadSrsResponse presp;
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->PreloadSRS(c2.get(), pr, &presp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_TRUE(presp.already_loaded());
+  EXPECT_EQ(presp.param_id(), ppresp.param_id());
+
+  v1::EvictSrsRequest er;
+  er.set_circuit_id(ppresp.param_id());
+  v1::EvictSrsResponse eresp;
+  auto c3 = ctx_with_deadline();
+  ASSERT_TRUE(stub->EvictSRS(c3.get(), er, &eresp).ok());
+  EXPECT_TRUE(eresp.was_loaded());
+  EXPECT_EQ(eresp.freed_bytes(), uint64_t(ppresp.host_bytes()));
+  auto c4 = ctx_with_deadline();
+  ASSERT_TRUE(stub->EvictSRS(c4.get(), er, &eresp).ok());
+  EXPECT_FALSE(eresp.was_loaded());
+  EXPECT_EQ(eresp.freed_bytes(), 0u);
+
+  auto c5 = ctx_with_deadline();
+  ASSERT_TRUE(stub->PreloadSRS(c5.get(), pr, &presp).ok());
+  EXPECT_FALSE(presp.already_loaded());
+  EXPECT_GT(presp.host_bytes(), 0);
+}
+
+// Curio retries a proof under the same id ("porep-<miner>-<sector>") after its Prove call gave up:
+// the abandoned, cancelled job must not block the retry.
+TEST(DaemonTest, ARetryReusesTheIdOfAnAbandonedProve) {
+  DaemonProcess d({"--synthesis-workers", "1"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto channel = grpc::CreateChannel(d.addr(), grpc::InsecureChannelCredentials());
+  ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(60)));
+  auto stub = v1::ProvingEngine::NewStub(channel);
+  {
+    v1::ProveResponse pr;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    grpc::Status s = stub->Prove(&ctx, cuzk::test::prove_request(synthetic_request(16384, 64, "porep-1000-7")), &pr);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  }
+  // Wait until the daemon has seen the caller go away (the job is cancelled then).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline &&
+         metric(d.http_get("/metrics"), "cuzk_rpc_requests_total{method=\"Prove\",code=\"CANCELLED\"}") != 1) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  v1::ProveResponse pr;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(synthetic_request(1024, 1, "porep-1000-7")), &pr);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(pr.result().status(), v1::AwaitProofResponse::COMPLETED) << pr.result().error_message();
+  EXPECT_EQ(pr.result().job_id(), "porep-1000-7");
+}
+
+// A PoRep request is parsed and checked when it arrives: a Commit1 output that does not belong to
+// the miner and sector is refused with a message, before anything is queued.
+TEST(DaemonTest, PoRepRequestsAreCheckedWhenSubmitted) {
+  const std::string path = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
+  std::ifstream f(path, std::ios::binary);
+  if (!f) GTEST_SKIP() << "no test data: " << path;
+  std::string c1((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofRequest req;
+  req.set_request_id("porep-1007-1498");
+  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
+  req.set_registered_proof(6);  // StackedDrg8MiBV1_1
+  req.set_sector_size(8 << 20);
+  req.set_miner_id(1007);  // not the miner of this Commit1 output (1006)
+  req.set_sector_number(1498);
+  req.set_vanilla_proof(c1);
+  v1::SubmitProofResponse sub;
+  auto c2 = ctx_with_deadline();
+  grpc::Status s = stub->SubmitProof(c2.get(), req, &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_FALSE(s.error_message().empty());
+  req.set_miner_id(1006);
+  req.set_registered_proof(5);  // StackedDrg2KiBV1_1: not the Commit1 output's
+  auto c3 = ctx_with_deadline();
+  s = stub->SubmitProof(c3.get(), req, &sub);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  v1::GetStatusResponse st;
+  auto c4 = ctx_with_deadline();
+  ASSERT_TRUE(stub->GetStatus(c4.get(), v1::GetStatusRequest(), &st).ok());
+  EXPECT_EQ(st.jobs_active(), 0u);
+  expect_proof_works(d);
+}
+
+// Without Filecoin's parameter files and without test parameters allowed, a PoRep proof cannot be
+// made: the answer says so (a refusal, or FAILED with the reason), never a proof.
+TEST(DaemonTest, PoRepWithoutParametersSaysWhy) {
+  const std::string path = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
+  std::ifstream f(path, std::ios::binary);
+  if (!f) GTEST_SKIP() << "no test data: " << path;
+  std::string c1((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  char tmpl[] = "/tmp/cuzk-no-params-XXXXXX";
+  std::string empty = mkdtemp(tmpl);
+  DaemonProcess d({"--srs-param-cache", empty});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  v1::SubmitProofRequest req;
+  req.set_request_id("porep-1006-1498");
+  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
+  req.set_registered_proof(6);
+  req.set_sector_size(8 << 20);
+  req.set_miner_id(1006);
+  req.set_sector_number(1498);
+  req.set_vanilla_proof(c1);
+  v1::ProveResponse pr;
+  auto ctx = ctx_with_deadline(std::chrono::seconds(300));
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
+  if (s.ok()) {
+    EXPECT_EQ(pr.result().status(), v1::AwaitProofResponse::FAILED);
+    EXPECT_TRUE(pr.result().proof().empty());
+    EXPECT_NE(pr.result().error_message().find(".params"), std::string::npos) << pr.result().error_message();
+  } else {
+    EXPECT_TRUE(s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+                s.error_code() == grpc::StatusCode::NOT_FOUND)
+        << s.error_code() << " " << s.error_message();
+    EXPECT_NE(s.error_message().find(".params"), std::string::npos) << s.error_message();
+  }
+  std::filesystem::remove_all(empty);
+  expect_proof_works(d);
+}
+
+TEST(DaemonTest, PoRepClientCommandsRefuseBadInput) {
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  const std::string cli = CUZK_CLIENT_BIN, dir = d.dir();
+  std::ofstream(dir + "/not-c1.json") << "{\"hello\": 1}";
+  std::ofstream(dir + "/proof.bin") << std::string(192, '\0');
+  // Bad flags: 1; an input file that cannot be read or is no Commit1 output: 13.
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "prove", "porep", "--c1", dir + "/not-c1.json", "--miner",
+                                     "bob", "--sector", "1"}),
+            1);
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "prove", "porep", "--c1", dir + "/absent.json", "--miner",
+                                     "t01000", "--sector", "1"}),
+            13);
+  EXPECT_EQ(cuzk::test::run_program({cli, "--addr", d.addr(), "prove", "porep", "--c1", dir + "/not-c1.json", "--miner",
+                                     "t01000", "--sector", "1"}),
+            13);
+  EXPECT_EQ(cuzk::test::run_program({cli, "verify", "porep", "--c1", dir + "/not-c1.json", "--miner", "1000",
+                                     "--sector", "1", "--proof", dir + "/proof.bin", "--vk", dir + "/absent.vk"}),
+            13);
+  // A Commit1 output the daemon refuses (it is checked against the miner): 3.
+  const std::string c1 = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
+  if (std::filesystem::exists(c1)) {
+    EXPECT_EQ(cuzk::test::run_program(
+                  {cli, "--addr", d.addr(), "prove", "porep", "--c1", c1, "--miner", "t01007", "--sector", "1498"}),
+              3);
+    // The proof of all zeros does not verify (or does not decode): 12; without a key: 13.
+    EXPECT_EQ(cuzk::test::run_program({cli, "verify", "porep", "--c1", c1, "--miner", "1006", "--sector", "1498",
+                                       "--proof", dir + "/proof.bin", "--param-cache", dir + "/empty"}),
+              13);
+  }
+}

@@ -1,17 +1,30 @@
 #include "cli/client_commands.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <grpcpp/grpcpp.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
 
 #include "cli/exit_codes.hpp"
+#include "filecoin/challenges.hpp"
+#include "filecoin/parameter_files.hpp"
+#include "filecoin/porep_parameters.hpp"
+#include "filecoin/registered_proof.hpp"
+#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/seal_verify.hpp"
+#include "groth16/param_file.hpp"
 
 namespace cuzk::cli {
 
@@ -48,8 +61,10 @@ const char* state_name(v1::JobState s) {
   }
 }
 
-bool ended(v1::JobState s) {
-  return s == v1::JOB_STATE_SUCCEEDED || s == v1::JOB_STATE_FAILED || s == v1::JOB_STATE_CANCELLED;
+// AwaitProof's answer is final (the job ended) unless the wait timed out.
+bool ended(const v1::AwaitProofResponse& r) {
+  return r.status() == v1::AwaitProofResponse::COMPLETED || r.status() == v1::AwaitProofResponse::FAILED ||
+         r.status() == v1::AwaitProofResponse::CANCELLED;
 }
 
 nlohmann::json timings_json(const v1::Timings& t) {
@@ -58,18 +73,80 @@ nlohmann::json timings_json(const v1::Timings& t) {
       {"finalize", t.finalize()},     {"verify", t.verify()},         {"total", t.total()}};
 }
 
-v1::ProofRequest make_request(const ProofArgs& a) {
-  v1::ProofRequest req;
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// --priority: a level name, or an integer: the order within the normal level (priority_offset).
+// Throws std::invalid_argument.
+void set_priority(const std::string& text, v1::SubmitProofRequest& req) {
+  if (text.empty()) return;
+  const std::string t = lower(text);
+  if (t == "low") return req.set_priority(v1::LOW);
+  if (t == "normal") return req.set_priority(v1::NORMAL);
+  if (t == "high") return req.set_priority(v1::HIGH);
+  if (t == "critical") return req.set_priority(v1::CRITICAL);
+  size_t used = 0;
+  long offset = 0;
+  try {
+    offset = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || offset < -999 || offset > 999) {
+    throw std::invalid_argument("--priority " + text +
+                                ": give low, normal, high or critical, or a number from -999 to 999 (order within "
+                                "the normal level, higher first)");
+  }
+  req.set_priority_offset(int32_t(offset));
+}
+
+v1::SubmitProofRequest make_request(const ProofArgs& a) {
+  v1::SubmitProofRequest req;
   req.set_request_id(a.request_id);
   req.set_param_id(a.param_id);
-  req.set_priority(a.priority);
-  req.set_kind(v1::PROOF_KIND_SYNTHETIC);
+  set_priority(a.priority, req);
+  req.set_proof_kind(v1::SYNTHETIC);
   v1::SyntheticInputs* s = req.mutable_synthetic();
   s->set_constraints(a.constraints);
   s->set_public_inputs(a.public_inputs);
   s->set_seed(a.seed);
   s->set_partitions(a.partitions);
   return req;
+}
+
+// The whole file; throws std::runtime_error naming it and the reason.
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(std::string("cannot read the ") + what + " " + path + ": " + std::strerror(errno));
+  std::ostringstream s;
+  s << f.rdbuf();
+  if (f.bad())
+    throw std::runtime_error(std::string("cannot read the ") + what + " " + path + ": " + std::strerror(errno));
+  return std::move(s).str();
+}
+
+// --registered-proof: a RegisteredSealProof name or id. Throws std::invalid_argument.
+const filecoin::SealProofInfo& registered_proof_arg(const std::string& text) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return filecoin::seal_proof_info_by_id(std::stoull(text));
+  }
+  return filecoin::seal_proof_info(text);
+}
+
+// The "registered_proof" of a Commit1 output's JSON, without parsing the rest (tens of MB for
+// 32 GiB): filecoin-proofs-api writes it first. Empty when absent.
+std::string c1_registered_proof(std::string_view json) {
+  const std::string_view key = "\"registered_proof\"";
+  size_t at = json.find(key);
+  if (at == std::string_view::npos) return {};
+  at += key.size();
+  while (at < json.size() && (std::isspace(static_cast<unsigned char>(json[at])) || json[at] == ':')) ++at;
+  if (at >= json.size() || json[at] != '"') return {};
+  size_t end = json.find('"', at + 1);
+  if (end == std::string_view::npos) return {};
+  return std::string(json.substr(at + 1, end - at - 1));
 }
 
 // Writes through a temporary file and a rename, so a reader never sees half a proof.
@@ -97,6 +174,44 @@ bool write_file(const std::string& path, const std::string& bytes, std::string& 
 
 }  // namespace
 
+uint64_t parse_miner(const std::string& text) {
+  std::string digits = text;
+  if (digits.size() > 2 && (digits[0] == 't' || digits[0] == 'f') && digits[1] == '0') digits = digits.substr(2);
+  bool ok = !digits.empty() && digits.size() <= 19 &&
+            std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (!ok) {
+    throw std::invalid_argument("--miner " + text +
+                                ": give the miner's ID address (t01000, f01000) or its actor id (1000)");
+  }
+  return std::stoull(digits);
+}
+
+std::string curio_c1_envelope(const std::string& c1_json, uint64_t sector_number, uint64_t sector_size) {
+  // Standard base64 with padding, as Go's encoding/json writes a []byte.
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string b64;
+  b64.reserve((c1_json.size() + 2) / 3 * 4);
+  const auto* in = reinterpret_cast<const unsigned char*>(c1_json.data());
+  size_t i = 0;
+  for (; i + 3 <= c1_json.size(); i += 3) {
+    uint32_t v = uint32_t(in[i]) << 16 | uint32_t(in[i + 1]) << 8 | in[i + 2];
+    b64 += kAlphabet[v >> 18];
+    b64 += kAlphabet[(v >> 12) & 63];
+    b64 += kAlphabet[(v >> 6) & 63];
+    b64 += kAlphabet[v & 63];
+  }
+  if (size_t rest = c1_json.size() - i; rest > 0) {
+    uint32_t v = uint32_t(in[i]) << 16 | (rest == 2 ? uint32_t(in[i + 1]) << 8 : 0);
+    b64 += kAlphabet[v >> 18];
+    b64 += kAlphabet[(v >> 12) & 63];
+    b64 += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    b64 += '=';
+  }
+  // Go writes SectorNum as int64 (Curio converts the sector number with int64()).
+  return fmt::format("{{\"SectorNum\":{},\"Phase1Out\":\"{}\",\"SectorSize\":{}}}", int64_t(sector_number), b64,
+                     sector_size);
+}
+
 void install_interrupt_handler() {
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
 }
@@ -104,6 +219,7 @@ void install_interrupt_handler() {
 Client::Client(ClientOptions options) : options_(std::move(options)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);  // status documents of busy daemons can be large
+  args.SetMaxSendMessageSize(-1);     // PoRep requests carry Commit1 outputs (~70 MB in base64 for 32 GiB)
   stub_ =
       v1::ProvingEngine::NewStub(grpc::CreateCustomChannel(options_.addr, grpc::InsecureChannelCredentials(), args));
 }
@@ -119,7 +235,7 @@ int Client::fail(const std::string& what, const grpc::Status& s) {
 
 void Client::progress(const std::string& id, double elapsed) {
   v1::GetStatusRequest req;
-  req.set_request_id(id);
+  req.set_job_id(id);
   v1::GetStatusResponse resp;
   auto ctx = context(std::chrono::seconds(5));
   if (!stub_->GetStatus(ctx.get(), req, &resp).ok()) return;
@@ -132,8 +248,9 @@ void Client::progress(const std::string& id, double elapsed) {
                            parts.empty() ? "" : ": ", parts);
 }
 
-int Client::report(const v1::ProofResult& r, const std::string& out) {
-  if (r.state() == v1::JOB_STATE_SUCCEEDED && !out.empty()) {
+int Client::report(const v1::AwaitProofResponse& r, const std::string& out) {
+  const bool completed = r.status() == v1::AwaitProofResponse::COMPLETED;
+  if (completed && !out.empty()) {
     std::string error;
     if (!write_file(out, r.proof(), error)) {
       std::cerr << "cuzk: " << error << "\n";
@@ -141,19 +258,20 @@ int Client::report(const v1::ProofResult& r, const std::string& out) {
     }
   }
   if (options_.json) {
-    nlohmann::json j = {{"request_id", r.request_id()},
+    nlohmann::json j = {{"request_id", r.job_id()},
                         {"state", state_name(r.state())},
+                        {"status", v1::AwaitProofResponse::Status_Name(r.status())},
                         {"verified", r.verified()},
                         {"proof_bytes", r.proof().size()},
                         {"timings", timings_json(r.timings())}};
-    if (!out.empty() && r.state() == v1::JOB_STATE_SUCCEEDED) j["out"] = out;
-    if (!r.error().empty()) j["error"] = r.error();
+    if (!out.empty() && completed) j["out"] = out;
+    if (!r.error_message().empty()) j["error"] = r.error_message();
     std::cout << j.dump(2) << "\n";
   } else {
     const v1::Timings& t = r.timings();
-    std::cout << fmt::format("request   {}\nstate     {}\n", r.request_id(), state_name(r.state()));
-    if (!r.error().empty()) std::cout << "error     " << r.error() << "\n";
-    if (r.state() == v1::JOB_STATE_SUCCEEDED) {
+    std::cout << fmt::format("request   {}\nstate     {}\n", r.job_id(), state_name(r.state()));
+    if (!r.error_message().empty()) std::cout << "error     " << r.error_message() << "\n";
+    if (completed) {
       std::cout << fmt::format("verified  {}\nproof     {} bytes{}\n",
                                r.verified() ? "true" : "false (verification off)", r.proof().size(),
                                out.empty() ? "" : " -> " + out);
@@ -163,10 +281,10 @@ int Client::report(const v1::ProofResult& r, const std::string& out) {
         "verify {:.3f} s, total {:.3f} s\n",
         t.queue_wait(), t.param_load(), t.synthesis(), t.gpu(), t.finalize(), t.verify(), t.total());
   }
-  switch (r.state()) {
-    case v1::JOB_STATE_SUCCEEDED:
+  switch (r.status()) {
+    case v1::AwaitProofResponse::COMPLETED:
       return kOk;
-    case v1::JOB_STATE_CANCELLED:
+    case v1::AwaitProofResponse::CANCELLED:
       return kCancelled;
     default:
       return kProofFailed;
@@ -199,35 +317,98 @@ int Client::wait_and_report(const std::string& id, const std::string& out, bool 
     }
     // Short waits so that progress, --timeout and Ctrl-C are handled promptly.
     v1::AwaitProofRequest req;
-    req.set_request_id(id);
+    req.set_job_id(id);
     req.set_timeout_ms(1000);
-    v1::ProofResult r;
+    v1::AwaitProofResponse r;
     auto ctx = context(std::chrono::seconds(31));
     grpc::Status s = stub_->AwaitProof(ctx.get(), req, &r);
     if (!s.ok()) return fail("waiting for " + id, s);
-    if (ended(r.state())) return report(r, out);
+    if (ended(r)) return report(r, out);
   }
 }
 
-int Client::prove(const ProofArgs& a) {
+int Client::submit_and_wait(const v1::SubmitProofRequest& req, const std::string& what, const std::string& out,
+                            std::chrono::seconds submit_deadline) {
   v1::SubmitProofResponse resp;
-  auto ctx = context(kShortCall);
-  grpc::Status s = stub_->SubmitProof(ctx.get(), make_request(a), &resp);
+  auto ctx = context(submit_deadline);
+  grpc::Status s = stub_->SubmitProof(ctx.get(), req, &resp);
   if (!s.ok()) return fail("submit", s);
-  std::cerr << fmt::format("cuzk: submitted {} ({} constraints x {} partition{})\n", resp.request_id(), a.constraints,
-                           a.partitions, a.partitions == 1 ? "" : "s");
-  return wait_and_report(resp.request_id(), a.out, true);
+  std::cerr << fmt::format("cuzk: submitted {} ({}){}\n", resp.job_id(), what,
+                           resp.queue_position() ? fmt::format(", {} job(s) ahead", resp.queue_position()) : "");
+  return wait_and_report(resp.job_id(), out, true);
+}
+
+int Client::prove(const ProofArgs& a) {
+  v1::SubmitProofRequest req;
+  try {
+    req = make_request(a);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
+  return submit_and_wait(
+      req, fmt::format("{} constraints x {} partition{}", a.constraints, a.partitions, a.partitions == 1 ? "" : "s"),
+      a.out, kShortCall);
+}
+
+int Client::prove_porep(const PoRepArgs& a) {
+  v1::SubmitProofRequest req;
+  std::string c1;
+  const filecoin::SealProofInfo* info = nullptr;
+  try {
+    req.set_miner_id(parse_miner(a.miner));
+    set_priority(a.priority, req);
+    if (!a.registered_proof.empty()) info = &registered_proof_arg(a.registered_proof);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
+  try {
+    c1 = read_file(a.c1, "Commit1 output");
+    if (!info) {
+      std::string name = c1_registered_proof(c1);
+      if (name.empty()) {
+        throw std::runtime_error(a.c1 +
+                                 " has no registered_proof: is it a Commit1 output (SealCommitPhase1Output JSON)?");
+      }
+      info = &filecoin::seal_proof_info(name);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kInputError;
+  }
+  req.set_request_id(a.request_id);
+  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
+  req.set_sector_size(info->sector_size);
+  req.set_registered_proof(info->id());
+  req.set_sector_number(a.sector);
+  req.set_vanilla_proof(curio_c1_envelope(c1, a.sector, info->sector_size));
+  c1 = {};
+  // The daemon reads and checks the Commit1 output before it answers (seconds for 32 GiB).
+  return submit_and_wait(req, fmt::format("PoRep {}, miner t0{}, sector {}", info->name, req.miner_id(), a.sector),
+                         a.out, std::chrono::seconds(600));
 }
 
 int Client::submit(const ProofArgs& a) {
+  v1::SubmitProofRequest req;
+  try {
+    req = make_request(a);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
   v1::SubmitProofResponse resp;
   auto ctx = context(kShortCall);
-  grpc::Status s = stub_->SubmitProof(ctx.get(), make_request(a), &resp);
+  grpc::Status s = stub_->SubmitProof(ctx.get(), req, &resp);
   if (!s.ok()) return fail("submit", s);
   if (options_.json) {
-    std::cout << nlohmann::json{{"request_id", resp.request_id()}, {"state", state_name(resp.state())}}.dump() << "\n";
+    std::cout << nlohmann::json{{"request_id", resp.job_id()},
+                                {"state", state_name(resp.state())},
+                                {"queue_position", resp.queue_position()}}
+                     .dump()
+              << "\n";
   } else {
-    std::cout << resp.request_id() << "\n";
+    std::cout << resp.job_id() << "\n";
   }
   return kOk;
 }
@@ -236,19 +417,20 @@ int Client::await(const std::string& id, const std::string& out) { return wait_a
 
 int Client::cancel(const std::string& id) {
   v1::CancelProofRequest req;
-  req.set_request_id(id);
+  req.set_job_id(id);
   v1::CancelProofResponse resp;
   auto ctx = context(kShortCall);
   grpc::Status s = stub_->CancelProof(ctx.get(), req, &resp);
   if (!s.ok()) return fail("cancel " + id, s);
   std::cout << fmt::format(
-      "{}: {}\n", id, resp.cancelled() ? "cancelled" : std::string("already ended (") + state_name(resp.state()) + ")");
+      "{}: {}\n", id,
+      resp.was_running() ? "cancelled" : std::string("already ended (") + state_name(resp.state()) + ")");
   return kOk;
 }
 
 int Client::status(const std::string& id) {
   v1::GetStatusRequest req;
-  req.set_request_id(id);
+  req.set_job_id(id);
   v1::GetStatusResponse resp;
   auto ctx = context(kShortCall);
   grpc::Status s = stub_->GetStatus(ctx.get(), req, &resp);
@@ -262,10 +444,11 @@ int Client::status(const std::string& id) {
       for (const v1::PartitionStage& p : j.partitions()) {
         parts.push_back({{"partition", p.partition()}, {"stage", p.stage()}, {"worker", p.worker()}});
       }
-      nlohmann::json doc = {{"request_id", j.request_id()},
+      nlohmann::json doc = {{"request_id", j.job_id()},
                             {"state", state_name(j.state())},
                             {"partitions", parts},
                             {"timings", timings_json(j.timings())}};
+      if (!j.proof_kind().empty()) doc["proof_kind"] = j.proof_kind();
       if (!j.error().empty()) doc["error"] = j.error();
       std::cout << doc.dump(2) << "\n";
     }
@@ -273,7 +456,8 @@ int Client::status(const std::string& id) {
   }
   if (!id.empty()) {
     const v1::JobStatus& j = resp.job();
-    std::cout << fmt::format("request   {}\nstate     {}\n", j.request_id(), state_name(j.state()));
+    std::cout << fmt::format("request   {}\nstate     {}\n", j.job_id(), state_name(j.state()));
+    if (!j.proof_kind().empty()) std::cout << "kind      " << j.proof_kind() << "\n";
     if (!j.error().empty()) std::cout << "error     " << j.error() << "\n";
     for (const v1::PartitionStage& p : j.partitions()) {
       std::cout << fmt::format("partition {:<3} {}{}\n", p.partition(), p.stage(),
@@ -281,12 +465,32 @@ int Client::status(const std::string& id) {
     }
     return kOk;
   }
-  auto gib = [](int64_t b) { return double(b) / double(1 << 30); };
+  auto gib = [](double b) { return b / double(1 << 30); };
   std::cout << fmt::format(
-      "daemon    {}\njobs      {} active\nqueue     {} partition(s) waiting for admission, {} waiting for a GPU\n"
+      "daemon    {}, up {} s\njobs      {} active; {} completed, {} failed, {} cancelled\n"
+      "queue     {} partition(s) waiting for admission, {} waiting for a GPU\n"
       "budget    {:.2f} of {:.2f} GiB used\n",
-      resp.draining() ? "shutting down" : "serving", resp.jobs_active(), resp.queued_partitions(),
-      resp.gpu_queue_depth(), gib(resp.budget_used_bytes()), gib(resp.budget_total_bytes()));
+      resp.draining() ? "shutting down" : "serving", resp.uptime_seconds(), resp.jobs_active(),
+      resp.total_proofs_completed(), resp.total_proofs_failed(), resp.total_proofs_cancelled(),
+      resp.queued_partitions(), resp.gpu_queue_depth(), gib(double(resp.budget_used_bytes())),
+      gib(double(resp.budget_total_bytes())));
+  for (const v1::QueueStatus& q : resp.queues()) {
+    std::cout << fmt::format("kind      {}: {} pending, {} in progress\n", q.proof_kind(), q.pending(),
+                             q.in_progress());
+  }
+  for (const v1::GPUStatus& g : resp.gpus()) {
+    std::cout << fmt::format("device    {} {}{}{}\n", g.ordinal(), g.name(),
+                             g.vram_total_bytes()
+                                 ? fmt::format(", {:.1f} of {:.1f} GiB free", gib(double(g.vram_free_bytes())),
+                                               gib(double(g.vram_total_bytes())))
+                                 : "",
+                             g.current_job_id().empty() ? ", idle" : ", proving " + g.current_job_id());
+  }
+  for (const v1::ParamSetStatus& p : resp.params()) {
+    std::cout << fmt::format("params    {}{}: {:.2f} GiB host, {:.2f} GiB device{}\n", p.param_id(),
+                             p.circuit_id().empty() ? "" : " (" + p.circuit_id() + ")", gib(double(p.host_bytes())),
+                             gib(double(p.device_bytes())), p.in_use() ? ", in use" : "");
+  }
   return kOk;
 }
 
@@ -325,6 +529,163 @@ int Client::evict(const std::string& param_id) {
   if (!s.ok()) return fail("evict " + param_id, s);
   std::cout << param_id << ": " << (resp.evicted() ? "evicted" : "was not resident") << "\n";
   return kOk;
+}
+
+namespace {
+
+struct VerifyingKeyFile {
+  groth16::VerifyingKey vk;
+  std::string path;
+  bool test = false;  // cuzk's TEST parameters: valid against themselves only, never on chain
+};
+
+// --vk, else the published .vk, the published .params, then our TEST parameters in the
+// directory. Throws std::runtime_error naming what was looked for.
+VerifyingKeyFile find_verifying_key(const PoRepArgs& a, const filecoin::SealProofInfo& info) {
+  if (!a.vk.empty()) return {groth16::read_verifying_key(a.vk), a.vk, false};
+  const std::filesystem::path dir =
+      a.param_cache.empty() ? filecoin::parameter_cache_dir() : std::filesystem::path(a.param_cache);
+  const filecoin::ParameterId id = filecoin::porep_parameter_id(info);
+  const std::string test_name = filecoin::test_parameters_name(info);
+  for (const std::string& name : {id.vk_name(), id.params_name(), test_name}) {
+    std::optional<std::filesystem::path> path = filecoin::find_parameter_file(name, dir);
+    if (!path) continue;
+    if (name == id.vk_name()) return {groth16::read_verifying_key(path->string()), path->string(), false};
+    return {groth16::ParameterFile::open(path->string()).decode_verifying_key(groth16::ReadMode::kChecked),
+            path->string(), name == test_name};
+  }
+  throw std::runtime_error(
+      fmt::format("no verifying key for {} in {}: looked for {}, {} and {} (cuzk's TEST parameters); give --vk FILE or "
+                  "--param-cache DIR",
+                  info.name, dir.string(), id.vk_name(), id.params_name(), test_name));
+}
+
+}  // namespace
+
+int verify_porep(const PoRepArgs& a, bool json) {
+  uint64_t miner = 0;
+  try {
+    miner = parse_miner(a.miner);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
+  filecoin::SealCommitPhase1Output c1;
+  std::string proof;
+  try {
+    c1 = filecoin::read_seal_commit_phase1_file(a.c1);
+    proof = read_file(a.proof, "proof");
+  } catch (const std::exception& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kInputError;
+  }
+  const filecoin::SealProofInfo& info = filecoin::seal_proof_info(c1.registered_proof);
+  if (!a.registered_proof.empty()) {
+    try {
+      const filecoin::SealProofInfo& given = registered_proof_arg(a.registered_proof);
+      if (given.proof != info.proof) {
+        std::cerr << fmt::format("cuzk: --registered-proof {} differs from the Commit1 output's {}\n", given.name,
+                                 info.name);
+        return kUsage;
+      }
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "cuzk: " << e.what() << "\n";
+      return kUsage;
+    }
+  }
+  if (info.feature == filecoin::SealFeature::kNonInteractive) {
+    std::cerr << fmt::format(
+        "cuzk: {} is non-interactive PoRep, whose proofs are SnarkPack aggregates: cuzk does not verify them\n",
+        info.name);
+    return kUnsupported;
+  }
+  VerifyingKeyFile key;
+  try {
+    key = find_verifying_key(a, info);
+  } catch (const std::exception& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kInputError;
+  }
+  filecoin::SealVerifyInputs in;
+  in.prover_id = filecoin::prover_id_from_actor_id(miner);
+  in.sector_id = a.sector;
+  in.ticket = c1.ticket;
+  in.seed = c1.seed;
+  in.comm_r = c1.comm_r;
+  in.comm_d = c1.comm_d;
+  bool valid = false;
+  std::string why;
+  try {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(proof.data());
+    valid = filecoin::verify_seal(groth16::PreparedVerifyingKey(key.vk), info, in, {bytes, proof.size()});
+    if (!valid) why = "the proof does not verify against these public inputs and this verifying key";
+  } catch (const std::invalid_argument& e) {
+    why = e.what();  // wrong length, a point that does not decode
+  }
+  if (json) {
+    nlohmann::json j = {{"valid", valid},
+                        {"registered_proof", info.name},
+                        {"miner", miner},
+                        {"sector", a.sector},
+                        {"partitions", info.partitions},
+                        {"verifying_key", key.path},
+                        {"test_parameters", key.test}};
+    if (!valid) j["error"] = why;
+    std::cout << j.dump(2) << "\n";
+  } else if (valid) {
+    std::cout << fmt::format("valid     {} ({}, miner t0{}, sector {}, {} partition{})\nkey       {}{}\n", a.proof,
+                             info.name, miner, a.sector, info.partitions, info.partitions == 1 ? "" : "s", key.path,
+                             key.test ? " (cuzk's TEST parameters: such proofs never verify on chain)" : "");
+  } else {
+    std::cerr << fmt::format("cuzk: {} is not a valid proof for {}, miner t0{}, sector {}: {}\n", a.proof, info.name,
+                             miner, a.sector, why);
+  }
+  return valid ? kOk : kProofInvalid;
+}
+
+FilecoinCommands::FilecoinCommands(CLI::App& app) {
+  CLI::App* prove = app.get_subcommand("prove");
+  prove_porep_ = prove->add_subcommand(
+      "porep", "Prove a Filecoin PoRep Commit2 from a Commit1 output (sent as Curio sends it); Ctrl-C cancels it");
+  prove_porep_->add_option("--c1", args_.c1, "The Commit1 output (SealCommitPhase1Output JSON)")->required();
+  prove_porep_->add_option("--miner", args_.miner, "The miner: t01000, f01000 or 1000")->required();
+  prove_porep_->add_option("--sector", args_.sector, "The sector number")->required();
+  prove_porep_->add_option("--registered-proof", args_.registered_proof,
+                           "RegisteredSealProof name or id (default: the Commit1 output's)");
+  prove_porep_->add_option("--request-id", args_.request_id, "Job id (default: the daemon picks one)");
+  prove_porep_->add_option("--priority", args_.priority,
+                           "low, normal, high or critical, or -999..999 within normal (default normal)");
+  prove_porep_->add_option("--out", args_.out,
+                           "Write the proof bytes (192 per partition, as seal_commit_phase2 returns them) here");
+  prove_porep_->add_flag("--json", json_, "Print the result as JSON");
+
+  CLI::App* verify = app.add_subcommand("verify", "Check a proof locally (no daemon needed)");
+  verify->require_subcommand(1);
+  verify_porep_ = verify->add_subcommand("porep", "Check a PoRep proof as Filecoin's verify_seal does");
+  verify_porep_->add_option("--c1", args_.c1, "The Commit1 output the proof was made from")->required();
+  verify_porep_->add_option("--miner", args_.miner, "The miner: t01000, f01000 or 1000")->required();
+  verify_porep_->add_option("--sector", args_.sector, "The sector number")->required();
+  verify_porep_->add_option("--proof", args_.proof, "The proof bytes (192 per partition)")->required();
+  CLI::Option* vk = verify_porep_->add_option("--vk", args_.vk, "The verifying key (.vk file)");
+  verify_porep_
+      ->add_option("--param-cache", args_.param_cache,
+                   "Directory of the parameter files (default $FIL_PROOFS_PARAMETER_CACHE, else "
+                   "/var/tmp/filecoin-proof-parameters): the .vk, the .params, or cuzk's TEST parameters")
+      ->excludes(vk);
+  verify_porep_->add_option("--registered-proof", args_.registered_proof,
+                            "RegisteredSealProof name or id (checked against the Commit1 output's)");
+  verify_porep_->add_flag("--json", json_, "Print the result as JSON");
+}
+
+std::optional<int> FilecoinCommands::run(const ClientOptions& options) const {
+  if (prove_porep_->parsed()) {
+    ClientOptions o = options;
+    o.json = o.json || json_;
+    install_interrupt_handler();
+    return Client(o).prove_porep(args_);
+  }
+  if (verify_porep_->parsed()) return verify_porep(args_, json_ || options.json);
+  return std::nullopt;
 }
 
 }  // namespace cuzk::cli

@@ -2,8 +2,11 @@
 // goes to stdout; progress and errors go to stderr.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -24,8 +27,22 @@ struct ProofArgs {
   uint64_t seed = 1;
   uint32_t partitions = 1;
   std::string request_id, param_id;
-  int priority = 0;
+  // A level (low, normal, high, critical) or an integer: the order within the normal level,
+  // higher first (-999 .. 999). Empty: normal.
+  std::string priority;
   std::string out;  // proof bytes go here
+};
+
+// A Filecoin PoRep Commit2: `cuzk prove porep` and `cuzk verify porep`.
+struct PoRepArgs {
+  std::string c1;     // the Commit1 output (SealCommitPhase1Output JSON)
+  std::string miner;  // the miner's ID address or actor id: t01000, f01000 or 1000
+  uint64_t sector = 0;
+  std::string registered_proof;  // name or id; empty: the Commit1 output's
+  std::string request_id, priority;
+  std::string out;  // prove: the proof bytes go here
+  // verify: the proof, and its verifying key from a .vk file or the parameter files in a directory.
+  std::string proof, vk, param_cache;
 };
 
 class Client {
@@ -40,16 +57,50 @@ class Client {
   int metrics();
   int preload(const std::string& param_id, const ProofArgs& circuit, bool from_circuit);
   int evict(const std::string& param_id);
+  // Sends the Commit1 output in Curio's envelope, waits, writes the proof bytes (192 per
+  // partition, concatenated, as filecoin-ffi's seal_commit_phase2 returns them).
+  int prove_porep(const PoRepArgs& a);
 
  private:
+  // Submits, then waits and reports; Ctrl-C cancels the job.
+  int submit_and_wait(const cuzk::v1::SubmitProofRequest& req, const std::string& what, const std::string& out,
+                      std::chrono::seconds submit_deadline);
   // Polls AwaitProof in short calls, printing progress, until the job ends; then reports it.
   int wait_and_report(const std::string& request_id, const std::string& out, bool cancel_on_interrupt);
-  int report(const cuzk::v1::ProofResult& r, const std::string& out);
+  int report(const cuzk::v1::AwaitProofResponse& r, const std::string& out);
   int fail(const std::string& what, const grpc::Status& s);
   void progress(const std::string& request_id, double elapsed);
 
   ClientOptions options_;
   std::unique_ptr<cuzk::v1::ProvingEngine::Stub> stub_;
+};
+
+// Checks a PoRep proof locally, as Filecoin's verify_seal does (no daemon): the public inputs
+// from the Commit1 output's comm_r, comm_d, ticket and seed and the miner and sector; the
+// verifying key from --vk, else from the parameter directory (--param-cache, default
+// $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters): the published .vk, the
+// published .params, then cuzk's TEST parameters (cuzk-TEST-ONLY-<stem>.params).
+int verify_porep(const PoRepArgs& a, bool json);
+
+// The miner's actor id from "t01000", "f01000" or "1000"; throws std::invalid_argument.
+uint64_t parse_miner(const std::string& text);
+// Go's encoding/json of Curio's envelope {SectorNum int64, Phase1Out []byte, SectorSize uint64}
+// (curio lib/ffi/cuzk_funcs.go wrapC1Output): compact, in that order, Phase1Out in base64.
+std::string curio_c1_envelope(const std::string& c1_json, uint64_t sector_number, uint64_t sector_size);
+
+// The Filecoin commands on the client's command line: `prove porep` (a subcommand of the
+// existing `prove`) and `verify porep`. Construct it after the `prove` subcommand exists; after
+// parsing, run() first: it returns the exit code when one of these commands was given.
+class FilecoinCommands {
+ public:
+  explicit FilecoinCommands(CLI::App& app);
+  std::optional<int> run(const ClientOptions& options) const;
+
+ private:
+  PoRepArgs args_;
+  bool json_ = false;
+  CLI::App* prove_porep_ = nullptr;
+  CLI::App* verify_porep_ = nullptr;
 };
 
 // Installs a SIGINT handler that lets a waiting command stop cleanly.

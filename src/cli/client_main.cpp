@@ -1,8 +1,10 @@
-// cuzk: the command-line client of cuzk-daemon.
+// cuzk: the command-line client of cuzk-daemon; `cuzk daemon ...` and `cuzk --config FILE` (as
+// Curio's unit file starts its daemon) run the daemon instead.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/client_commands.hpp"
+#include "cli/daemon_dispatch.hpp"
 #include "cli/exit_codes.hpp"
 #include "server/address.hpp"
 
@@ -31,6 +33,7 @@ void add_job_options(CLI::App* cmd, ProofArgs& a) {
 
 int main(int argc, char** argv) {
   using namespace cuzk::cli;
+  if (std::optional<int> rc = run_daemon_if_asked(argc, argv)) return *rc;
   CLI::App app{"cuzk: client of the cuzk proving daemon."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "cuzk " CUZK_VERSION);
@@ -77,6 +80,14 @@ int main(int argc, char** argv) {
   CLI::App* evict = app.add_subcommand("evict", "Drop an idle parameter set from memory");
   evict->add_option("param_id", param_id, "Parameter set")->required();
 
+  // cuzk prove porep / cuzk verify porep.
+  FilecoinCommands filecoin(app);
+
+  // Only listed here: run_daemon_if_asked takes `cuzk daemon ...` before parsing.
+  CLI::App* daemon = app.add_subcommand(
+      "daemon", "Run the proving daemon (cuzk-daemon) with the flags that follow; `cuzk --config FILE` too");
+  daemon->allow_extras()->prefix_command();
+
   try {
     app.parse(argc, argv);
     cuzk::server::parse_address(options.addr);
@@ -91,6 +102,7 @@ int main(int argc, char** argv) {
   options.json = json;
   job.out = out;
 
+  if (std::optional<int> rc = filecoin.run(options)) return *rc;
   install_interrupt_handler();
   Client client(options);
   if (prove->parsed()) return client.prove(job);
@@ -108,5 +120,9 @@ int main(int argc, char** argv) {
     return client.preload(param_id, job, from_circuit);
   }
   if (evict->parsed()) return client.evict(param_id);
+  if (daemon->parsed()) {
+    std::cerr << "cuzk: `daemon` must be the first argument: cuzk daemon [DAEMON FLAGS]\n";
+    return kUsage;
+  }
   return kUsage;
 }

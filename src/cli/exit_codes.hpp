@@ -18,6 +18,9 @@ enum ExitCode : int {
   kTimeout = 8,        // --timeout passed while waiting
   kOutputError = 9,    // cannot write the output file
   kInternal = 10,      // any other error
+  kUnsupported = 11,   // a proof kind or proof the daemon (or client) does not make yet (UNIMPLEMENTED)
+  kProofInvalid = 12,  // verify: the proof does not verify
+  kInputError = 13,    // an input file cannot be read or is malformed (Commit1 output, proof, verifying key)
   kInterrupted = 130,  // SIGINT while waiting
 };
 
@@ -40,6 +43,8 @@ inline ExitCode exit_code_for(grpc::StatusCode code) {
       return kBusy;
     case grpc::StatusCode::CANCELLED:
       return kCancelled;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return kUnsupported;
     default:
       return kInternal;
   }
@@ -49,6 +54,7 @@ inline constexpr const char* kExitCodeHelp =
     "Exit codes: 0 ok; 1 bad flags or arguments; 2 daemon unreachable or shutting down; 3 request\n"
     "rejected (invalid, duplicate id, cannot fit); 4 unknown request id or parameter set; 5 daemon busy\n"
     "(queue full: retry later); 6 proof failed; 7 proof cancelled; 8 --timeout passed; 9 cannot write\n"
-    "the output file; 10 other error; 130 interrupted.";
+    "the output file; 10 other error; 11 proof kind not supported (yet); 12 the proof does not verify;\n"
+    "13 an input file cannot be read or is malformed; 130 interrupted.";
 
 }  // namespace cuzk::cli

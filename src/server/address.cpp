@@ -26,7 +26,12 @@ ListenAddress parse_address(std::string_view text) {
   ListenAddress a;
   if (text.starts_with("unix:")) {
     std::string_view p = text.substr(5);
-    if (p.starts_with("//")) p.remove_prefix(2);  // unix:///abs -> /abs
+    // gRPC's URI form unix:///abs (Curio's "unix:///run/curio/cuzk.sock") is the path /abs; after
+    // "unix://" gRPC takes only an absolute path, so a relative one would reach another socket.
+    if (p.starts_with("//")) {
+      p.remove_prefix(2);
+      if (!p.starts_with("/")) bad(text, "unix:// takes an absolute path, e.g. unix:///run/cuzk/cuzk.sock");
+    }
     if (p.empty()) bad(text, "empty socket path");
     // sockaddr_un holds 108 bytes including the terminator.
     if (p.size() > 107) bad(text, "socket path longer than 107 bytes");

@@ -19,7 +19,9 @@ struct ListenAddress {
   std::string to_string() const { return grpc_target(); }
 };
 
-// Accepts "unix:/path", "unix:///path", "unix:relative/path", "host:port" and "[v6addr]:port".
+// Accepts "unix:/path", "unix:///path" (gRPC's URI form, the same socket), "unix:relative/path",
+// "host:port" and "[v6addr]:port"; the client passes the text to gRPC as given, and gRPC reads
+// each of these as this parse does.
 // Throws std::invalid_argument saying what is wrong and what is accepted.
 ListenAddress parse_address(std::string_view text);
 

@@ -1,11 +1,13 @@
-// The daemon's TOML configuration file (see README.md, "Daemon configuration"):
-//   [daemon] listen, status_listen, max_request_bytes, max_queued_jobs, shutdown, ...
-//   [engine] budget, safety_margin, synthesis_workers, backend, devices, policy, ...
-// Unknown keys are errors, so that a misspelt setting does not silently keep its default.
+// The daemon's TOML configuration file (see README.md, "Daemon"): the tables [daemon], [engine]
+// and [srs] with the keys of settings.hpp's table, and Curio's cuzk.toml ([memory], [gpus],
+// [synthesis], [logging], [scheduler], [pipeline], ...), whose keys either set one of ours or
+// are ignored with a note saying why. Unknown keys are errors, so that a misspelt setting does
+// not silently keep its default.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "server/daemon_config.hpp"
 
@@ -17,16 +19,26 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Reads the file and overwrites the settings it names in cfg.
-void load_config_file(const std::string& path, DaemonConfig& cfg);
+// Something the operator should know about a file that loaded: a Curio key that is ignored or
+// means something slightly different here. The daemon logs them once logging is set up.
+struct ConfigNote {
+  enum class Level { kDebug, kInfo, kWarn };
+  Level level;
+  std::string text;  // "cuzk.toml:12: srs.preload is ignored (...): ..."
+};
+
+// Reads the file and overwrites the settings it names in cfg. Notes, when given, receive what
+// the operator should be told.
+void load_config_file(const std::string& path, DaemonConfig& cfg, std::vector<ConfigNote>* notes = nullptr);
 // Parses TOML text (source_name appears in messages); what load_config_file does after reading.
-void load_config_text(const std::string& text, const std::string& source_name, DaemonConfig& cfg);
-// Settings that parse but make no sense together or at all (a zero limit, max_request_bytes
-// outside [kMinRequestBytes, kMaxRequestBytes], a socket mode without owner rw, a bad
-// status_listen, ...): throws ConfigError saying which and why.
+void load_config_text(const std::string& text, const std::string& source_name, DaemonConfig& cfg,
+                      std::vector<ConfigNote>* notes = nullptr);
+// Settings out of their bounds (settings.hpp) or that make no sense together (a job larger than
+// the queue): throws ConfigError naming the setting, its flag and why.
 inline constexpr uint64_t kMinRequestBytes = 4096, kMaxRequestBytes = (uint64_t(1) << 31) - 1;
 void validate_config(const DaemonConfig& cfg);
-// The effective configuration as a TOML document that load_config_text reads back.
+// The effective configuration as a TOML document that load_config_text reads back, each setting
+// with its help as a comment.
 std::string config_to_toml(const DaemonConfig& cfg);
 
 }  // namespace cuzk::server

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 
 #include "engine/engine.hpp"
+#include "filecoin/parameter_files.hpp"
+#include "kinds/filecoin_kinds.hpp"
 #include "server/address.hpp"
 #include "server/http_status.hpp"
 #include "server/service.hpp"
@@ -121,6 +124,34 @@ void write_ready_file(const std::string& path, const std::string& grpc_target, i
   }
 }
 
+// The engine's settings plus where Filecoin's parameter sets come from ([srs]).
+engine::EngineConfig engine_config(const DaemonConfig& c) {
+  engine::EngineConfig e = c.engine;
+  kinds::FilecoinParameterOptions files;
+  files.param_cache = c.srs.param_cache;
+  files.verify_digest = c.srs.verify_digest;
+  files.allow_test_parameters = c.srs.allow_test_parameters;
+  files.test_dir = c.engine.param_cache_dir;
+  files.log = [](const std::string& line) { spdlog::warn("{}", line); };
+  e.parameter_sources.push_back(kinds::filecoin_parameter_source(files));
+
+  std::string dirs = c.srs.param_cache.empty() ? "" : c.srs.param_cache + ", then ";
+  if (const char* env = std::getenv(std::string(filecoin::kParameterCacheEnv).c_str()); env && *env) {
+    dirs += std::string(env) + " ($" + std::string(filecoin::kParameterCacheEnv) + "), then ";
+  }
+  dirs += std::string(filecoin::kDefaultParameterCacheDir);
+  spdlog::info("Filecoin parameter files are looked for in {} (digests {})", dirs,
+               c.srs.verify_digest ? "checked on first load" : "NOT checked: srs.verify_digest = false");
+  if (c.srs.allow_test_parameters) {
+    spdlog::warn(
+        "srs.allow_test_parameters is on: a Filecoin circuit whose published parameters are absent is proved with "
+        "TEST parameters of our own setup (cached in {}); such proofs verify against their own key only, NEVER on "
+        "chain",
+        c.engine.param_cache_dir);
+  }
+  return e;
+}
+
 }  // namespace
 
 void Daemon::run() {
@@ -138,7 +169,7 @@ void Daemon::run() {
 
   std::unique_ptr<engine::Engine> engine;
   try {
-    engine = std::make_unique<engine::Engine>(config_.engine);
+    engine = std::make_unique<engine::Engine>(engine_config(config_));
   } catch (const std::exception& e) {
     throw StartupError(std::string("cannot start the engine: ") + e.what());
   }

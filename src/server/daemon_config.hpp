@@ -1,5 +1,6 @@
 // Everything cuzk-daemon can be told: the engine's settings plus the daemon's own. Filled from
-// the TOML file (config_file.hpp), then from the command line, which wins.
+// the TOML file (config_file.hpp), then from the command line, which wins; every setting is
+// declared once, in settings.cpp.
 #pragma once
 
 #include <cstddef>
@@ -23,15 +24,26 @@ ShutdownMode parse_shutdown_mode(std::string_view name);
 unsigned parse_socket_mode(std::string_view text);
 std::string format_socket_mode(unsigned mode);
 
+// Filecoin's parameter files (the [srs] table, as Curio names it): where the published
+// v28-*.params / .vk are, whether to check their digests, and whether a Filecoin circuit without
+// a published file may be proved with TEST parameters of our own setup (cached in
+// engine.param_cache_dir; such proofs never verify on chain).
+struct SrsConfig {
+  std::string param_cache;  // empty: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters
+  bool verify_digest = true;
+  bool allow_test_parameters = false;
+};
+
 struct DaemonConfig {
   engine::EngineConfig engine;
+  SrsConfig srs;
   std::string listen;         // empty: default_address() (a unix socket)
   std::string status_listen;  // HTTP /status and /metrics, host:port; empty: off
   // Permissions of the unix socket: connecting needs write access, so 0660 lets the daemon's
   // group in and 0600 only its user.
   unsigned socket_mode = 0660;
   // Largest gRPC message accepted; Filecoin C1 outputs are ~51 MB.
-  uint64_t max_request_bytes = uint64_t(64) << 20;
+  uint64_t max_request_bytes = uint64_t(256) << 20;  // a 32 GiB Commit1 in Curio's envelope is 52-68 MB
   // Jobs accepted and not yet ended; beyond it SubmitProof/Prove answer RESOURCE_EXHAUSTED.
   size_t max_queued_jobs = 1024;
   ShutdownMode shutdown_mode = ShutdownMode::kFinish;
@@ -44,8 +56,9 @@ struct DaemonConfig {
   // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread). Waiting calls get at
   // most max_rpc_threads - min(16, half) of them; more answer RESOURCE_EXHAUSTED.
   unsigned max_rpc_threads = 256;
-  std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
-  std::string log_file;            // empty: stderr only
+  std::string log_level = "info";   // trace, debug, info, warn, error, critical, off
+  std::string log_format = "text";  // text, or json: one JSON object per line
+  std::string log_file;             // empty: stderr only
   // Command line only: once both listeners serve, this file is written (atomically) with the
   // bound addresses ("grpc <address>" and "http <port>" lines), so port 0 can be used.
   std::string ready_file;

@@ -82,6 +82,12 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   w.gauge("cuzk_jobs_active", "Jobs queued or running in the engine.", double(s.jobs_active));
   w.gauge("cuzk_jobs_tracked", "Jobs accepted by the daemon whose result has not been delivered.",
           double(d.jobs_tracked));
+  w.family("cuzk_kind_jobs", "gauge",
+           "Jobs not yet ended per proof kind: pending (no partition started) and in_progress (Curio's queues).");
+  for (const engine::KindQueue& k : s.kinds) {
+    w.sample("cuzk_kind_jobs", label("kind", k.kind) + "," + label("state", "pending"), k.pending);
+    w.sample("cuzk_kind_jobs", label("kind", k.kind) + "," + label("state", "in_progress"), k.in_progress);
+  }
   w.gauge("cuzk_queue_depth_partitions", "Partitions waiting for admission (budget).", double(s.queued_partitions));
   w.gauge("cuzk_gpu_queue_depth_partitions", "Synthesized partitions waiting for a GPU worker.",
           double(s.gpu_queue_depth));
@@ -136,6 +142,9 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
           "Host bytes the backends keep between partitions for later ones (compact a/b/c copies, page-locked: also in "
           "abc_pinned_bytes; charged to the budget).",
           double(b.abc_kept_bytes));
+  w.gauge("cuzk_input_bytes", "Bytes of the jobs' parsed inputs (Commit1 outputs, ...) while their jobs live.",
+          double(b.input_bytes));
+  w.gauge("cuzk_input_jobs", "Jobs holding a parsed input.", double(b.input_jobs));
   w.gauge("cuzk_rss_bytes", "Resident set size of the daemon.", double(b.rss_bytes));
   w.gauge("cuzk_rss_peak_bytes", "Highest resident set size seen.", double(b.peak_rss_bytes));
 
@@ -149,6 +158,18 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   w.family("cuzk_param_in_use", "gauge", "1 when a job is using the parameter set.");
   for (const engine::ParamStatus& p : s.params) {
     w.sample("cuzk_param_in_use", label("param_id", p.param_id), p.in_use ? 1 : 0);
+  }
+
+  w.family("cuzk_device_memory_bytes", "gauge", "Memory of each proving device (0 for the CPU), total and free.");
+  for (const engine::DeviceStatus& dev : s.devices) {
+    std::string labels = label("ordinal", std::to_string(dev.ordinal)) + "," + label("name", dev.name);
+    w.sample("cuzk_device_memory_bytes", labels + "," + label("memory", "total"), double(dev.memory_total));
+    w.sample("cuzk_device_memory_bytes", labels + "," + label("memory", "free"), double(dev.memory_free));
+  }
+  w.family("cuzk_device_busy", "gauge", "1 while a partition is on the device.");
+  for (const engine::DeviceStatus& dev : s.devices) {
+    w.sample("cuzk_device_busy", label("ordinal", std::to_string(dev.ordinal)) + "," + label("name", dev.name),
+             dev.current_job.empty() ? 0 : 1);
   }
 
   w.family("cuzk_rpc_requests_total", "counter", "gRPC calls served, by method and status code.");

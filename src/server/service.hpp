@@ -1,6 +1,7 @@
-// The gRPC service ProvingEngine (proto/cuzk/v1/proving.proto) over one Engine. Synchronous
-// handlers: gRPC runs each call on a thread of its pool, and waiting calls poll the engine in
-// short slices so that a caller that goes away (or a daemon shutdown) frees the thread.
+// The gRPC service ProvingEngine (proto/cuzk/v1/proving.proto: Curio's API plus cuzk's own
+// fields and methods) over one Engine. Synchronous handlers: gRPC runs each call on a thread of
+// its pool, and waiting calls poll the engine in short slices so that a caller that goes away (or
+// a daemon shutdown) frees the thread.
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "engine/engine.hpp"
@@ -23,17 +25,24 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
  public:
   ProvingService(engine::Engine& engine, const DaemonConfig& config);
 
-  grpc::Status SubmitProof(grpc::ServerContext* ctx, const cuzk::v1::ProofRequest* req,
+  // Curio's methods (proto/cuzk/v1/proving.proto).
+  grpc::Status SubmitProof(grpc::ServerContext* ctx, const cuzk::v1::SubmitProofRequest* req,
                            cuzk::v1::SubmitProofResponse* resp) override;
   grpc::Status AwaitProof(grpc::ServerContext* ctx, const cuzk::v1::AwaitProofRequest* req,
-                          cuzk::v1::ProofResult* resp) override;
-  grpc::Status Prove(grpc::ServerContext* ctx, const cuzk::v1::ProofRequest* req, cuzk::v1::ProofResult* resp) override;
+                          cuzk::v1::AwaitProofResponse* resp) override;
+  grpc::Status Prove(grpc::ServerContext* ctx, const cuzk::v1::ProveRequest* req,
+                     cuzk::v1::ProveResponse* resp) override;
   grpc::Status CancelProof(grpc::ServerContext* ctx, const cuzk::v1::CancelProofRequest* req,
                            cuzk::v1::CancelProofResponse* resp) override;
   grpc::Status GetStatus(grpc::ServerContext* ctx, const cuzk::v1::GetStatusRequest* req,
                          cuzk::v1::GetStatusResponse* resp) override;
   grpc::Status GetMetrics(grpc::ServerContext* ctx, const cuzk::v1::GetMetricsRequest* req,
                           cuzk::v1::GetMetricsResponse* resp) override;
+  grpc::Status PreloadSRS(grpc::ServerContext* ctx, const cuzk::v1::PreloadSrsRequest* req,
+                          cuzk::v1::PreloadSrsResponse* resp) override;
+  grpc::Status EvictSRS(grpc::ServerContext* ctx, const cuzk::v1::EvictSrsRequest* req,
+                        cuzk::v1::EvictSrsResponse* resp) override;
+  // cuzk's own.
   grpc::Status PreloadParams(grpc::ServerContext* ctx, const cuzk::v1::PreloadParamsRequest* req,
                              cuzk::v1::PreloadParamsResponse* resp) override;
   grpc::Status EvictParams(grpc::ServerContext* ctx, const cuzk::v1::EvictParamsRequest* req,
@@ -56,8 +65,18 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   static size_t max_waiters(unsigned max_rpc_threads);
 
  private:
-  // Submits under the drain lock and the max_queued_jobs limit; returns the request id.
-  std::string submit(const cuzk::v1::ProofRequest& req);
+  // Submits under the drain lock and the max_queued_jobs limit; returns the job id and sets
+  // *ahead to the jobs accepted and not yet ended before it.
+  std::string submit(const cuzk::v1::SubmitProofRequest& req, size_t* ahead = nullptr);
+  // A job id whose Prove caller went away (its job cancelled, nobody to collect it) is free again
+  // for a retry with the same id (Curio's ids are "porep-<miner>-<sector>"): waits a little for
+  // the cancelled job to end and drops it.
+  void reclaim_abandoned(const std::string& id);
+  // Loads a parameter set (PreloadSRS, PreloadParams); returns its host bytes and whether it was
+  // resident before.
+  std::pair<int64_t, bool> preload(const std::string& param_id);
+  // Evicts an idle parameter set; returns whether it was resident and the bytes it held.
+  std::pair<bool, uint64_t> evict(const std::string& param_id);
   // Waits until the job ends, the timeout passes or the call is cancelled; nullopt if still running.
   std::optional<engine::JobResult> wait(grpc::ServerContext* ctx, const std::string& id,
                                         std::optional<std::chrono::steady_clock::time_point> until);

@@ -24,31 +24,34 @@ uint64_t parse_size(std::string_view text) {
   }
   std::string_view unit = s.substr(i);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
-  int shift = 0;
+  // K, M, G, T alone or with "iB" are powers of 1024; with "B" powers of 1000 (as Curio reads them).
+  uint64_t multiplier = 1;
   if (!unit.empty()) {
+    int power = 0;
     switch (std::toupper(static_cast<unsigned char>(unit.front()))) {
       case 'B':
-        shift = 0;
+        power = 0;
         break;
       case 'K':
-        shift = 10;
+        power = 1;
         break;
       case 'M':
-        shift = 20;
+        power = 2;
         break;
       case 'G':
-        shift = 30;
+        power = 3;
         break;
       case 'T':
-        shift = 40;
+        power = 4;
         break;
       default:
         return fail("unknown unit");
     }
     std::string_view rest = unit.substr(1);
-    if (shift == 0 ? !rest.empty() : !(rest.empty() || rest == "B" || rest == "iB" || rest == "b")) {
-      return fail("unknown unit");
-    }
+    bool binary = rest.empty() || rest == "iB" || rest == "ib";
+    bool decimal = rest == "B" || rest == "b";
+    if (power == 0 ? !rest.empty() : !(binary || decimal)) return fail("unknown unit");
+    for (int p = 0; p < power; p++) multiplier *= decimal ? 1000 : 1024;
   }
   if (number.find('.') == std::string::npos) {
     uint64_t v = 0;
@@ -56,11 +59,11 @@ uint64_t parse_size(std::string_view text) {
       if (v > (UINT64_MAX - 9) / 10) return fail("too large");
       v = v * 10 + uint64_t(c - '0');
     }
-    if (shift && v > (UINT64_MAX >> shift)) return fail("too large");
-    return v << shift;
+    if (v > UINT64_MAX / multiplier) return fail("too large");
+    return v * multiplier;
   }
-  if (shift == 0) return fail("a fraction of a byte");
-  double v = std::strtod(number.c_str(), nullptr) * std::ldexp(1.0, shift);
+  if (multiplier == 1) return fail("a fraction of a byte");
+  double v = std::strtod(number.c_str(), nullptr) * double(multiplier);
   // 2^64 is exactly representable; anything from it on does not fit (and llround would be UB).
   if (!(v < 18446744073709551616.0)) return fail("too large");
   v = std::round(v);

@@ -15,6 +15,12 @@ class InvalidRequest : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+// A request for something this daemon does not do (yet): a proof kind not built, a proof it
+// cannot make (UNIMPLEMENTED). The message names the kind.
+class Unimplemented : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 grpc::StatusCode to_grpc_code(engine::EngineError::Code code);
 grpc::Status to_grpc_status(const engine::EngineError& e);

@@ -1,0 +1,270 @@
+// The settings table (server/settings.hpp) and what is made from it: the TOML reader and writer,
+// the flags' parsing and bounds, Curio's cuzk.toml, the README's list, the JSON log format.
+#include "server/settings.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <spdlog/spdlog.h>
+#include <sstream>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "server/address.hpp"
+#include "server/config_file.hpp"
+#include "server/logging.hpp"
+#include "server/size.hpp"
+
+namespace {
+
+using namespace cuzk::server;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string load_error(const std::string& text) {
+  DaemonConfig c;
+  try {
+    load_config_text(text, "t.toml", c);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string flag_error(std::string_view section, std::string_view key, const std::string& text) {
+  const Setting* s = find_setting(section, key);
+  if (!s) return "no such setting";
+  try {
+    parse_setting_text(*s, text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool has_note(const std::vector<ConfigNote>& notes, ConfigNote::Level level, const std::string& part) {
+  for (const ConfigNote& n : notes) {
+    if (n.level == level && n.text.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(SettingsTest, TableIsWellFormed) {
+  std::set<std::string> names, flags;
+  const DaemonConfig defaults;
+  for (const Setting& s : settings()) {
+    EXPECT_TRUE(names.insert(s.name()).second) << s.name();
+    EXPECT_TRUE(flags.insert(std::string(s.flag)).second) << s.flag;
+    EXPECT_TRUE(s.flag.starts_with("--")) << s.name();
+    EXPECT_FALSE(s.help.empty()) << s.name();
+    EXPECT_TRUE(s.get && s.set) << s.name();
+    // Every default is within its own bounds.
+    EXPECT_NO_THROW(check_setting_value(s, s.get(defaults))) << s.name();
+  }
+  for (const ForeignKey& f : foreign_keys()) {
+    if (f.target.empty()) {
+      EXPECT_FALSE(f.note.empty()) << f.section << "." << f.key << ": an ignored key needs its reason";
+      continue;
+    }
+    size_t dot = f.target.find('.');
+    EXPECT_NE(find_setting(f.target.substr(0, dot), f.target.substr(dot + 1)), nullptr) << f.target;
+    // A Curio key that is also ours would be read twice.
+    EXPECT_EQ(find_setting(f.section, f.key), nullptr) << f.section << "." << f.key;
+  }
+}
+
+TEST(SettingsTest, EveryValueRoundTripsThroughTextAndToml) {
+  DaemonConfig c;
+  c.listen = "unix:/tmp/x.sock";
+  c.status_listen = "127.0.0.1:0";
+  c.socket_mode = 0600;
+  c.max_request_bytes = 100000;
+  c.shutdown_mode = ShutdownMode::kCancel;
+  c.shutdown_timeout_seconds = 12.5;
+  c.log_format = "json";
+  c.engine.budget_bytes = (uint64_t(3) << 30) + 1;
+  c.engine.devices = {1, 3};
+  c.engine.backend = cuzk::engine::BackendKind::kCpu;
+  c.engine.policy = cuzk::engine::Policy::kChannelCapacityWorkers;
+  c.engine.verify_before_return = false;
+  c.srs.param_cache = "/data/zk/params";
+  c.srs.allow_test_parameters = true;
+  c.srs.verify_digest = false;
+  for (const Setting& s : settings()) {
+    SettingValue v = s.get(c);
+    EXPECT_EQ(parse_setting_text(s, setting_text(s, v)), v) << s.name() << " = " << setting_text(s, v);
+    if (!s.in_file()) continue;
+    DaemonConfig back;
+    std::ostringstream one;
+    one << "[" << s.section << "]\n" << s.key << " = " << setting_toml(s, v) << "\n";
+    load_config_text(one.str(), "one.toml", back);
+    EXPECT_EQ(s.get(back), v) << s.name() << " = " << setting_toml(s, v);
+  }
+  DaemonConfig back;
+  load_config_text(config_to_toml(c), "printed", back);
+  EXPECT_EQ(config_to_toml(back), config_to_toml(c));
+  EXPECT_EQ(back.srs.param_cache, "/data/zk/params");
+  EXPECT_TRUE(back.srs.allow_test_parameters);
+  EXPECT_EQ(back.log_format, "json");
+  // Each setting printed with its help.
+  EXPECT_NE(config_to_toml(c).find("# Host-memory budget"), std::string::npos);
+}
+
+TEST(SettingsTest, FlagsAndFileRefuseTheSameValues) {
+  // Once accepted by the flags and refused by the file.
+  EXPECT_NE(flag_error("engine", "gpu_workers_per_device", "100000").find("1..64"), std::string::npos);
+  EXPECT_NE(load_error("[engine]\ngpu_workers_per_device = 100000\n").find("1..64"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "shutdown_timeout_seconds", "inf").find("non-negative"), std::string::npos);
+  EXPECT_NE(load_error("[daemon]\nshutdown_timeout_seconds = inf\n").find("non-negative"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "result_ttl_seconds", "nan").find("non-negative"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "result_ttl_seconds", "-1").find("non-negative"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "max_queued_jobs", "0").find("at least 1"), std::string::npos);
+  EXPECT_NE(load_error("[daemon]\nmax_queued_jobs = 0\n").find("at least 1"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "max_request_bytes", "1K").find("4096"), std::string::npos);
+  EXPECT_NE(load_error("[daemon]\nmax_request_bytes = \"2GiB\"\n").find("2147483647"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "socket_mode", "0044").find("read and write"), std::string::npos);
+  EXPECT_NE(load_error("[daemon]\nsocket_mode = \"0044\"\n").find("read and write"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "status_listen", "unix:/tmp/s").find("host:port"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "log_format", "xml").find("text, json"), std::string::npos);
+  EXPECT_NE(flag_error("daemon", "log_level", "loud").find("trace, debug"), std::string::npos);
+  EXPECT_NE(flag_error("engine", "devices", "0,x").find("device numbers"), std::string::npos);
+  EXPECT_NE(flag_error("engine", "devices", "2000").find("0..1023"), std::string::npos);
+  EXPECT_NE(load_error("[engine]\ndevices = [2000]\n").find("0..1023"), std::string::npos);
+  EXPECT_EQ(flag_error("engine", "devices", ""), "no error");  // all visible
+  EXPECT_NE(flag_error("engine", "budget", "lots").find("bad size"), std::string::npos);
+  EXPECT_EQ(flag_error("engine", "budget", "auto"), "no error");
+  EXPECT_NE(flag_error("engine", "safety_margin", "auto").find("bad size"), std::string::npos);
+  // Errors name the file, the line and the key.
+  EXPECT_NE(load_error("\n[engine]\ncpu_threads = 5000\n").find("t.toml:3: engine.cpu_threads: expected an integer"),
+            std::string::npos);
+}
+
+TEST(SettingsTest, ValidateNamesTheSettingAndItsFlag) {
+  DaemonConfig c;
+  c.engine.gpu_workers_per_device = 100000;
+  try {
+    validate_config(c);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("engine.gpu_workers_per_device (--gpu-workers-per-device)"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SettingsTest, UnknownKeysSuggestTheClosest) {
+  EXPECT_NE(load_error("[engine]\nbudjet = 5\n").find("did you mean budget?"), std::string::npos);
+  EXPECT_NE(load_error("[memory]\ntotal_budgit = \"1GiB\"\n").find("did you mean total_budget?"), std::string::npos);
+  EXPECT_NE(load_error("[gpus]\nfoo = 1\n").find("valid in [gpus]: devices"), std::string::npos);
+  EXPECT_NE(load_error("[memroy]\n").find("unexpected top-level 'memroy'"), std::string::npos);
+}
+
+TEST(SettingsTest, SizesBinaryAndDecimal) {
+  EXPECT_EQ(parse_size("8GiB"), uint64_t(8) << 30);
+  EXPECT_EQ(parse_size("8G"), uint64_t(8) << 30);
+  EXPECT_EQ(parse_size("8GB"), uint64_t(8'000'000'000));  // as Curio reads it
+  EXPECT_EQ(parse_size("626MiB"), uint64_t(626) << 20);
+  EXPECT_EQ(parse_size("1.5 TB"), uint64_t(1'500'000'000'000));
+  EXPECT_THROW(parse_size("8Gx"), std::invalid_argument);
+}
+
+TEST(SettingsTest, CurioExampleFileLoads) {
+  DaemonConfig c;
+  std::vector<ConfigNote> notes;
+  load_config_file(std::string(CUZK_SOURCE_DIR) + "/tests/data/curio/cuzk.example.toml", c, &notes);
+  EXPECT_NO_THROW(validate_config(c));
+  EXPECT_EQ(c.listen, "0.0.0.0:9820");
+  EXPECT_EQ(c.srs.param_cache, "/data/zk/params");
+  EXPECT_EQ(c.engine.budget_bytes, 0u);  // "auto"
+  EXPECT_EQ(c.engine.safety_margin_bytes, uint64_t(5) << 30);
+  EXPECT_TRUE(c.engine.devices.empty());
+  EXPECT_EQ(c.engine.gpu_workers_per_device, 2u);
+  EXPECT_EQ(c.engine.cpu_threads, 0u);
+  EXPECT_EQ(c.log_level, "info");
+  // Every key that is not ours is named, with the reason; values that change nothing here are
+  // not warnings.
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kWarn, "gpus.gpu_threads (Curio's cuzk.toml) is ignored"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kInfo, "memory.eviction_min_idle"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kInfo, "scheduler.max_batch_size"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kInfo, "pipeline.enabled"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kInfo, "pipeline.synthesis_lookahead"));
+  std::vector<ConfigNote> tuned;
+  load_config_text("[pipeline]\nsynthesis_lookahead = 4\n", "tuned.toml", c, &tuned);
+  EXPECT_TRUE(has_note(tuned, ConfigNote::Level::kWarn, "tuned.toml:2: pipeline.synthesis_lookahead"));
+  EXPECT_TRUE(
+      has_note(notes, ConfigNote::Level::kInfo, "synthesis.threads (Curio's cuzk.toml) sets engine.cpu_threads"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kDebug, "memory.total_budget (Curio's cuzk.toml) sets engine.budget"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kDebug, "cuzk.example.toml:"));
+}
+
+TEST(SettingsTest, CurioDeprecatedKeysAreNamed) {
+  DaemonConfig c;
+  std::vector<ConfigNote> notes;
+  load_config_file(std::string(CUZK_SOURCE_DIR) + "/tests/data/curio/cuzk-doc-minimal.toml", c, &notes);
+  EXPECT_EQ(c.srs.param_cache, "/var/tmp/filecoin-proof-parameters");
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kWarn, "srs.preload (Curio's cuzk.toml) is ignored"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kWarn, "synthesis.partition_workers"));
+  EXPECT_TRUE(has_note(notes, ConfigNote::Level::kWarn, "engine.synthesis_workers"));
+  // Curio's names and ours for one setting in one file: refused, naming both.
+  std::string twice = load_error("[engine]\nbudget = \"8GiB\"\n[memory]\ntotal_budget = \"auto\"\n");
+  EXPECT_NE(twice.find("memory.total_budget (engine.budget) is set twice"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("t.toml:2 (engine.budget)"), std::string::npos) << twice;
+  // Curio's values go through our checks.
+  EXPECT_NE(load_error("[gpus]\ngpu_workers_per_device = 0\n")
+                .find("gpus.gpu_workers_per_device "
+                      "(engine.gpu_workers_per_device): expected"),
+            std::string::npos);
+  EXPECT_NE(load_error("[logging]\nformat = \"pretty\"\n").find("text, json"), std::string::npos);
+  DaemonConfig j;
+  load_config_text("[logging]\nformat = \"json\"\nlevel = \"debug\"\n[pipeline]\nmax_parallel_synthesis = 6\n", "j", j);
+  EXPECT_EQ(j.log_format, "json");
+  EXPECT_EQ(j.log_level, "debug");
+  EXPECT_EQ(j.engine.synthesis_workers, 6u);
+}
+
+TEST(SettingsTest, CurioUnixAddressesAreTheSameSocket) {
+  ListenAddress a = parse_address("unix:///run/curio/cuzk.sock");
+  EXPECT_TRUE(a.is_unix);
+  EXPECT_EQ(a.path, "/run/curio/cuzk.sock");
+  EXPECT_EQ(a.grpc_target(), "unix:/run/curio/cuzk.sock");
+  EXPECT_EQ(parse_address("unix:/run/curio/cuzk.sock").path, a.path);
+  EXPECT_THROW(parse_address("unix://run/cuzk.sock"), std::invalid_argument);  // gRPC reads "run" as a host
+  ListenAddress t = parse_address("0.0.0.0:9820");
+  EXPECT_FALSE(t.is_unix);
+  EXPECT_EQ(t.port, 9820);
+}
+
+TEST(SettingsTest, ReadmeListsTheTable) {
+  std::string readme = read_file(std::string(CUZK_SOURCE_DIR) + "/README.md");
+  EXPECT_NE(readme.find(settings_markdown()), std::string::npos)
+      << "README.md's settings list is not what `cuzk-daemon --print-settings` prints; run "
+         "scripts/update-readme-settings.sh";
+}
+
+TEST(SettingsTest, JsonLogLinesAreJsonObjects) {
+  std::string path = std::filesystem::temp_directory_path() / ("cuzk-json-log-" + std::to_string(getpid()) + ".log");
+  setup_logging("debug", path, "json");
+  spdlog::info("a \"quoted\" word, a backslash \\ and a\nnewline; {} and \x01", 42);
+  spdlog::debug("second line");
+  spdlog::default_logger()->flush();
+  setup_logging("info", "");  // back to stderr, closing the file
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  std::filesystem::remove(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["level"], "info");
+  EXPECT_EQ(lines[0]["message"], "a \"quoted\" word, a backslash \\ and a\nnewline; 42 and \x01");
+  EXPECT_TRUE(lines[0]["timestamp"].get<std::string>().ends_with("Z"));
+  EXPECT_TRUE(lines[0]["thread"].is_number());
+  EXPECT_EQ(lines[1]["level"], "debug");
+  EXPECT_THROW(setup_logging("info", "", "xml"), std::invalid_argument);
+}
+
+}  // namespace

@@ -11,8 +11,11 @@
 // of the circuit's shape made of pseudo-random points (speed only, proofs not checked).
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -158,7 +161,9 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
     filecoin::PoRepParameterOptions opts;
     opts.test_dir = a.params_dir;
     opts.log = log;
-    opts.check_points = false;  // our own files, or published ones: the digest is the check
+    // Decoded unchecked (a checked decode of a 32 GiB file takes minutes): every proof is verified
+    // below, which a bad point fails.
+    opts.check_points = false;
     loaded = filecoin::load_porep_parameters(info, opts);
     params = &loaded->params;
     params_s = since(t);
@@ -179,9 +184,9 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
   if (partitions.empty()) {
     for (size_t k = 0; k < info.partitions; k++) partitions.push_back(k);
   }
+  std::optional<groth16::PreparedVerifyingKey> vk;
+  if (params) vk.emplace(params->vk);
   for (size_t k : partitions) {
-    if (k >= info.partitions)
-      throw std::invalid_argument("partition " + std::to_string(k) + " of " + std::to_string(info.partitions));
     auto t0 = Clock::now();
     r1cs::ProvingAssignment pa = groth16::synthesize(StackedCircuit::from_commit_phase1(c1, k));
     const double synth = since(t0);
@@ -205,7 +210,7 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
     if (!a.pseudo_params) {
       auto t3 = Clock::now();
       const auto inputs = filecoin::porep_public_inputs(info, graph, replica_id, c1.comm_d, c1.comm_r, c1.seed, k);
-      const bool ok = groth16::verify_proof(groth16::PreparedVerifyingKey(params->vk), proof, inputs);
+      const bool ok = groth16::verify_proof(*vk, proof, inputs);
       verify_ms = since(t3) * 1e3;
       verified = ok ? "yes" : "NO";
       all_ok = all_ok && ok;
@@ -252,8 +257,10 @@ int run_c1_bench(const PorepBenchArgs& a) {
     const filecoin::TestSector s = make_test_sector(a);
     const std::string json = filecoin::write_seal_commit_phase1(s.c1);
     std::FILE* f = std::fopen(a.out.c_str(), "wb");
-    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
-      throw std::runtime_error("cannot write " + a.out);
+    if (!f) throw std::runtime_error("cannot write " + a.out + ": " + std::strerror(errno));
+    const bool written = std::fwrite(json.data(), 1, json.size(), f) == json.size();
+    if (std::fclose(f) != 0 || !written) {
+      throw std::runtime_error("cannot write " + a.out + ": " + std::strerror(errno));
     }
     std::printf("wrote %s: %s, %.1f MB (prove it with: cuzk-bench porep --c1 %s --miner %llu --sector %llu)\n",
                 a.out.c_str(), std::string(filecoin::seal_proof_info(s.c1.registered_proof).name).c_str(),
@@ -286,6 +293,13 @@ int run_porep_bench(const PorepBenchArgs& a) {
       filecoin::TestSector s = make_test_sector(a);
       identity = filecoin::SealCommitIdentity{s.prover_id, s.sector_id};
       c1 = std::move(s.c1);
+    }
+    const SealProofInfo& info = filecoin::seal_proof_info(c1.registered_proof);
+    for (size_t k : a.partitions) {
+      if (k >= info.partitions) {
+        throw std::invalid_argument("--partitions: " + std::to_string(k) + ", but the partitions of " +
+                                    std::string(info.name) + " are 0.." + std::to_string(info.partitions - 1));
+      }
     }
     auto t = Clock::now();
     filecoin::check_seal_commit_phase1(c1, identity);

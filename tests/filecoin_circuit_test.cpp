@@ -1,6 +1,9 @@
 // The StackedDRG circuit: its shape against rust-fil-proofs' published counts (the stacked test
-// circuits of storage-proofs-porep/tests/stacked_circuit.rs and a 32 GiB partition), and the
-// real 8 MiB Commit1 output synthesized with every constraint satisfied.
+// circuits of storage-proofs-porep/tests/stacked_circuit.rs and a 32 GiB partition), and its
+// synthesis in parallel sections equal to the serial one.
+#include <optional>
+#include <string_view>
+
 #include <gtest/gtest.h>
 
 #include "filecoin/registered_proof.hpp"
@@ -28,10 +31,9 @@ SealProofInfo custom_info(uint64_t nodes, size_t layers, size_t challenges, PorT
   return info;
 }
 
-r1cs::ShapeCounter::Counts count(const SealProofInfo& info, bool input_constraints = false) {
+r1cs::ShapeCounter::Counts count(const SealProofInfo& info) {
   r1cs::ShapeCounter cs;
   StackedCircuit::blank(info).synthesize(cs);
-  if (input_constraints) cs.enforce_input_constraints();
   return cs.counts();
 }
 
@@ -59,33 +61,51 @@ TEST(FilecoinCircuitTest, StackedTestCircuitCountsOfRustFilProofs) {
   }
 }
 
-// A 32 GiB partition (PR #1325's circuitinfo; curio's cuzk-project.md for the prover's view):
-// counted as the circuit with one challenge plus 17 times what a second challenge adds (every
-// challenge has the same shape), so that no 130 M-constraint synthesis runs in a unit test.
-TEST(FilecoinCircuitTest, PoRep32GiBPartitionCounts) {
-  const SealProofInfo& full = seal_proof_info(RegisteredSealProof::kStackedDrg32GiBV1_1);
-  ASSERT_EQ(full.challenges_per_partition, 18u);
-  SealProofInfo one = full, two = full;
-  one.challenges_per_partition = 1;
-  two.challenges_per_partition = 2;
-  for (bool with_inputs : {false, true}) {
-    const auto c1 = count(one, with_inputs), c2 = count(two, with_inputs);
-    auto total = [&](auto field) { return field(c1) + 17 * (field(c2) - field(c1)); };
-    const uint64_t constraints = total([](const auto& c) { return uint64_t(c.constraints); });
-    const uint64_t inputs = total([](const auto& c) { return uint64_t(c.inputs); });
-    const uint64_t aux = total([](const auto& c) { return uint64_t(c.aux); });
-    EXPECT_EQ(inputs, 328u);
-    EXPECT_EQ(c2.cancelled, 0u);
-    if (!with_inputs) {
-      EXPECT_EQ(constraints, 130278541u);
-    } else {
-      EXPECT_EQ(constraints, 130278869u);
-      EXPECT_EQ(aux, 130169893u);
-      EXPECT_EQ(total([](const auto& c) { return c.a; }), 309405051u);
-      EXPECT_EQ(total([](const auto& c) { return c.b; }), 130327340u);
-      EXPECT_EQ(total([](const auto& c) { return c.c; }), 282656500u);
-    }
+// Counts a circuit, and separately what it has before its first challenge (the serial synthesis
+// opens namespace "challenge_0" there).
+class CountsBeforeChallenges final : public r1cs::ConstraintSystem {
+ public:
+  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return counter.alloc(n, v); }
+  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return counter.alloc_input(n, v); }
+  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
+    counter.enforce(n, a, b, c);
   }
+  void push_namespace(std::string_view name) override {
+    if (name == "challenge_0") before = counter.counts();
+  }
+  bool has_values() const override { return false; }
+  size_t num_constraints() const override { return counter.num_constraints(); }
+  size_t num_inputs() const override { return counter.num_inputs(); }
+  size_t num_aux() const override { return counter.num_aux(); }
+
+  r1cs::ShapeCounter counter;
+  std::optional<r1cs::ShapeCounter::Counts> before;
+};
+
+// A 32 GiB partition (PR #1325's circuitinfo; curio's cuzk-project.md for the prover's view):
+// counted as what precedes the challenges plus 18 times one challenge (every challenge has the
+// same shape), so that no 130 M-constraint synthesis runs in a unit test. As the prover counts
+// it, one constraint input_i * 0 = 0 per input is added (one nonzero in A each).
+TEST(FilecoinCircuitTest, PoRep32GiBPartitionCounts) {
+  SealProofInfo one = seal_proof_info(RegisteredSealProof::kStackedDrg32GiBV1_1);
+  ASSERT_EQ(one.challenges_per_partition, 18u);
+  one.challenges_per_partition = 1;
+  CountsBeforeChallenges cs;
+  StackedCircuit::blank(one).synthesize(cs);
+  ASSERT_TRUE(cs.before.has_value());
+  const auto& pre = *cs.before;
+  const auto& all = cs.counter.counts();
+  EXPECT_EQ(all.cancelled, 0u);
+  auto total = [&](auto field) { return uint64_t(field(pre)) + 18 * (uint64_t(field(all)) - uint64_t(field(pre))); };
+  const uint64_t inputs = total([](const auto& c) { return c.inputs; });
+  const uint64_t constraints = total([](const auto& c) { return c.constraints; });
+  EXPECT_EQ(inputs, 328u);
+  EXPECT_EQ(constraints, 130278541u);
+  EXPECT_EQ(constraints + inputs, 130278869u);
+  EXPECT_EQ(total([](const auto& c) { return c.aux; }), 130169893u);
+  EXPECT_EQ(total([](const auto& c) { return c.a; }) + inputs, 309405051u);
+  EXPECT_EQ(total([](const auto& c) { return c.b; }), 130327340u);
+  EXPECT_EQ(total([](const auto& c) { return c.c; }), 282656500u);
 }
 
 // A witness of random values (not satisfying the circuit): enough to compare two syntheses.

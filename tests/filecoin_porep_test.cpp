@@ -85,9 +85,14 @@ TEST(FilecoinPoRepTest, FlippedBytesAreRefusedByName) {
         << check_message(c1);
   }
   {
-    auto c1 = real.c1;  // a label of a parent, as the labeling proof holds it too
+    // A label of a parent as the last layer's labeling proof holds it (each repetition, and the
+    // encoding proof's copy): consistent in itself, but not the parent column's.
+    auto c1 = real.c1;
     auto& proof = c1.vanilla_proofs[0][0];
-    flip_byte(proof.labeling_proofs[1].parents[3], 0);
+    for (size_t j = 3; j < 37; j += 14) {
+      flip_byte(proof.labeling_proofs[1].parents[j], 0);
+      flip_byte(proof.encoding_proof.parents[j], 0);
+    }
     EXPECT_NE(check_message(c1).find("layer 2: parent label 3 of the labeling proof is not the parent column's"),
               std::string::npos)
         << check_message(c1);
@@ -114,6 +119,18 @@ TEST(FilecoinPoRepTest, FlippedBytesAreRefusedByName) {
     auto c1 = real.c1;
     c1.seed[0] ^= 1;
     EXPECT_NE(check_message(c1).find("but the challenge derived from the seed is node"), std::string::npos)
+        << check_message(c1);
+  }
+  {
+    auto c1 = real.c1;  // as filecoin-proofs' Commit2 refuses it
+    c1.seed.fill(0);
+    EXPECT_NE(check_message(c1).find("the seed is zero"), std::string::npos) << check_message(c1);
+  }
+  {
+    auto c1 = real.c1;  // built in memory, never read: the structure is checked too
+    c1.vanilla_proofs[0][1].comm_d_proofs.base.pop_back();
+    EXPECT_NE(check_message(c1).find("[0][1].comm_d_proofs.data.Single.path.path: 17 levels, expected 18"),
+              std::string::npos)
         << check_message(c1);
   }
 }

@@ -25,12 +25,15 @@
 #include "filecoin/sparse_sector.hpp"
 #include "filecoin/stacked_circuit.hpp"
 #include "filecoin/test_sector.hpp"
+#include "gadgets/hashers.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
+using gadgets::fr_from_bytes_le;
+using gadgets::fr_to_bytes_le;
 using gadgets::PorTreeShape;
 using gadgets::TreeHasher;
 using Proof = RegisteredSealProof;
@@ -44,18 +47,6 @@ Bytes32 from_hex(const std::string& h) {
   EXPECT_EQ(h.size(), 64u) << h;
   for (size_t i = 0; i < 32 && 2 * i + 1 < h.size(); i++) b[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
   return b;
-}
-
-Bytes32 bytes_of(const Fr& x) {
-  Bytes32 b;
-  x.to_bytes_le(b.data());
-  return b;
-}
-
-Fr fr_of(const Bytes32& b) {
-  Fr f;
-  EXPECT_TRUE(Fr::from_bytes_le(b.data(), f));
-  return f;
 }
 
 Bytes32 pattern(uint8_t start) {
@@ -83,8 +74,8 @@ TestSectorOptions options_for(uint64_t rng_seed, SectorData data = SectorData::k
 // comm_r = Poseidon2(comm_c, comm_r_last). Returns the number of openings checked.
 size_t expect_consistent(const SealCommitPhase1Output& c1, const StackedBucketGraph& graph) {
   const SealProofInfo& info = seal_proof_info(c1.registered_proof);
-  const Bytes32 replica_id = bytes_of(c1.replica_id);
-  const Fr comm_d = fr_of(c1.comm_d), comm_r = fr_of(c1.comm_r);
+  const Bytes32 replica_id = fr_to_bytes_le(c1.replica_id);
+  const Fr comm_d = fr_from_bytes_le(c1.comm_d), comm_r = fr_from_bytes_le(c1.comm_r);
   EXPECT_EQ(c1.vanilla_proofs.size(), info.partitions);
   if (c1.vanilla_proofs.empty() || c1.vanilla_proofs[0].empty()) return 0;
   const Fr comm_c = c1.vanilla_proofs[0][0].replica_column_proofs.c_x.inclusion_proof.root;
@@ -154,34 +145,14 @@ void expect_partition_satisfied(const SealCommitPhase1Output& c1, size_t k) {
   EXPECT_TRUE(cs.is_satisfied()) << "partition " << k << ": " << cs.first_unsatisfied().value_or("");
 }
 
-gadgets::PorPath por_path(const MerkleProof& p) {
-  gadgets::PorPath out;
-  for (const PathElement& e : p.levels()) {
-    out.siblings.push_back(e.hashes);
-    out.indices.push_back(e.index);
-  }
-  return out;
-}
-
 // One challenge's circuit: the partition circuit of a copy of the proof with one challenge.
 void expect_challenge_satisfied(const SealCommitPhase1Output& c1, size_t k, size_t i) {
   SealProofInfo one = seal_proof_info(c1.registered_proof);
   one.challenges_per_partition = 1;
   const VanillaSealProof& p = c1.vanilla_proofs[k][i];
-  StackedChallengeWitness w;
-  w.challenge = p.labeling_proofs[0].node;
-  w.data_leaf = p.comm_d_proofs.leaf;
-  w.comm_d_path = por_path(p.comm_d_proofs);
-  w.comm_r_last_path = por_path(p.comm_r_last_proof);
-  w.comm_c_path = por_path(p.replica_column_proofs.c_x.inclusion_proof);
-  for (const auto& col : p.replica_column_proofs.drg_parents) {
-    w.drg_parents.push_back({col.column.rows, por_path(col.inclusion_proof)});
-  }
-  for (const auto& col : p.replica_column_proofs.exp_parents) {
-    w.exp_parents.push_back({col.column.rows, por_path(col.inclusion_proof)});
-  }
-  const StackedCircuit circuit(one, c1.replica_id, fr_of(c1.comm_d), fr_of(c1.comm_r), p.comm_r_last_proof.root,
-                               p.replica_column_proofs.c_x.inclusion_proof.root, {w});
+  const StackedCircuit circuit(one, c1.replica_id, fr_from_bytes_le(c1.comm_d), fr_from_bytes_le(c1.comm_r),
+                               p.comm_r_last_proof.root, p.replica_column_proofs.c_x.inclusion_proof.root,
+                               {challenge_witness(p)});
   r1cs::TestChecker cs;
   circuit.synthesize(cs);
   EXPECT_TRUE(cs.is_satisfied()) << cs.first_unsatisfied().value_or("");
@@ -252,9 +223,9 @@ TEST(FilecoinTestSector, ZeroSectorCommDIsTheZeroPieceCommitment) {
   };
   for (const auto& [id, hex] : cases) {
     const SealProofInfo& info = seal_proof_info(id);
-    EXPECT_EQ(bytes_of(SparseMerkleTree(info.tree_d, Fr::zero()).root()), from_hex(hex)) << info.name;
+    EXPECT_EQ(fr_to_bytes_le(SparseMerkleTree(info.tree_d, Fr::zero()).root()), from_hex(hex)) << info.name;
     if (info.sector_size <= (uint64_t(8) << 20)) {
-      EXPECT_EQ(bytes_of(MerkleTree(info.tree_d, std::vector<Fr>(info.nodes, Fr::zero())).root()), from_hex(hex))
+      EXPECT_EQ(fr_to_bytes_le(MerkleTree(info.tree_d, std::vector<Fr>(info.nodes, Fr::zero())).root()), from_hex(hex))
           << info.name;
     }
   }
@@ -309,7 +280,7 @@ TEST(FilecoinTestSector, SealDependsOnEveryInput) {
   // Zeros: the zero-piece comm_d (checked for every size in ZeroSectorCommDIsTheZeroPieceCommitment).
   const TestSector z = generate_test_sector(info, options_for(0, SectorData::kZeros));
   EXPECT_TRUE(std::all_of(z.sealed->data().begin(), z.sealed->data().end(), [](uint8_t x) { return x == 0; }));
-  EXPECT_EQ(SparseMerkleTree(info.tree_d, Fr::zero()).root(), fr_of(z.comm_d));
+  EXPECT_EQ(SparseMerkleTree(info.tree_d, Fr::zero()).root(), fr_from_bytes_le(z.comm_d));
   // Bad data is refused with the node named.
   o = options_for(0, SectorData::kBytes);
   o.data_bytes.assign(info.sector_size, 0);
@@ -348,7 +319,7 @@ TEST(FilecoinTestSector, RealCommit1LabelsAndTreeCRecompute) {
   const SealProofInfo& info = seal_proof_info(c1.registered_proof);
   const StackedBucketGraph graph(info);
   auto t0 = std::chrono::steady_clock::now();
-  const SdrLabels labels(graph, bytes_of(c1.replica_id), info.layers);
+  const SdrLabels labels(graph, fr_to_bytes_le(c1.replica_id), info.layers);
   const double labels_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   const MerkleTree tree_c = build_tree_c(info, labels);

@@ -336,6 +336,7 @@ TEST(ConstraintSystemTest, SectionsGiveTheSerialAssignment) {
     EXPECT_THROW(s[0]->alloc("more", Fr::one()), std::logic_error);
     s[0]->close();
     EXPECT_THROW(bad.alloc("while open", Fr::one()), std::logic_error);
+    EXPECT_THROW(bad.aux(), std::logic_error);  // being written by the sections
     EXPECT_THROW(bad.release_abc(), std::logic_error);
     s[1]->alloc("z", Fr::one());
     s[1]->enforce("ok", Variable::one(), Variable::one(), Variable::one());
@@ -352,6 +353,13 @@ TEST(ConstraintSystemTest, SectionsGiveTheSerialAssignment) {
     r1cs::ProvingAssignment abandoned;
     abandoned.open_sections(std::vector<r1cs::SectionShape>{{1, 1}});  // dropped unclosed
     EXPECT_THROW(abandoned.enforce("after", Variable::one(), Variable::one(), Variable::one()), std::logic_error);
+    // Their unfilled ranges were never written: reading them is refused too, also in a copy.
+    EXPECT_THROW(shortfall.a(), std::logic_error);
+    EXPECT_THROW(abandoned.aux(), std::logic_error);
+    r1cs::ProvingAssignment copy = abandoned;
+    EXPECT_THROW(copy.c(), std::logic_error);
+    const r1cs::ProvingAssignment moved = std::move(copy);
+    EXPECT_THROW(moved.b_aux_density(), std::logic_error);
   }
 }
 

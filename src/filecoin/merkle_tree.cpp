@@ -35,6 +35,30 @@ void place_level(MerkleProof& p, const PorTreeShape& shape, size_t level, PathEl
   }
 }
 
+// The opening of leaf i (tree.rs gen_proof): at each level the siblings of the climbing node,
+// read by node(level, index).
+template <class Node>
+MerkleProof open_leaf(const PorTreeShape& shape, const std::vector<size_t>& arities, uint64_t i, const Fr& leaf,
+                      const Fr& root, Node&& node) {
+  MerkleProof p;
+  p.kind = proof_kind(shape);
+  p.leaf = leaf;
+  p.root = root;
+  uint64_t at = i;
+  for (size_t l = 0; l < arities.size(); l++) {
+    const size_t a = arities[l];
+    PathElement e;
+    e.index = uint32_t(at % a);
+    const uint64_t first = at - e.index;
+    for (size_t j = 0; j < a; j++) {
+      if (j != e.index) e.hashes.push_back(node(l, first + j));
+    }
+    place_level(p, shape, l, std::move(e));
+    at /= a;
+  }
+  return p;
+}
+
 std::vector<size_t> checked_arities(const PorTreeShape& shape) {
   shape.validate();
   auto a = shape.level_arities();
@@ -48,14 +72,8 @@ std::vector<size_t> checked_arities(const PorTreeShape& shape) {
 
 Fr tree_node_hash(TreeHasher hasher, std::span<const Fr> children) {
   if (hasher == TreeHasher::kPoseidon) {
-    // The optimised schedule gives the plain permutation's result at a third of the cost. The
-    // constants are looked up once: poseidon_constants takes a lock on every call.
-    static const gadgets::PoseidonConstants& c2 = gadgets::poseidon_constants(2);
-    static const gadgets::PoseidonConstants& c8 = gadgets::poseidon_constants(8);
-    static const gadgets::PoseidonConstants& c11 = gadgets::poseidon_constants(11);
-    const size_t n = children.size();
-    const gadgets::PoseidonConstants& c = n == 2 ? c2 : n == 8 ? c8 : n == 11 ? c11 : gadgets::poseidon_constants(n);
-    return gadgets::poseidon_hash_optimized(children, c);
+    // The optimised schedule gives the plain permutation's result at a third of the cost.
+    return gadgets::poseidon_hash_optimized(children, gadgets::poseidon_constants(children.size()));
   }
   // Sha256Function::node: SHA-256 of the children's 32-byte encodings, top two bits cleared.
   std::array<uint8_t, 32 * kMaxArity> buf;
@@ -138,23 +156,8 @@ MerkleProof MerkleTree::proof(uint64_t i) const {
     throw std::out_of_range("Merkle tree " + shape_.name() + ": leaf " + std::to_string(i) + " of " +
                             std::to_string(num_leaves()));
   }
-  MerkleProof p;
-  p.kind = proof_kind(shape_);
-  p.leaf = leaf(i);
-  p.root = root();
-  uint64_t at = i;
-  for (size_t l = 0; l < arities_.size(); l++) {
-    const size_t a = arities_[l];
-    PathElement e;
-    e.index = uint32_t(at % a);
-    const uint64_t first = at - e.index;
-    for (size_t j = 0; j < a; j++) {
-      if (j != e.index) e.hashes.push_back(levels_[l][first + j]);
-    }
-    place_level(p, shape_, l, std::move(e));
-    at /= a;
-  }
-  return p;
+  return open_leaf(shape_, arities_, i, leaf(i), root(),
+                   [&](size_t level, uint64_t index) { return levels_[level][index]; });
 }
 
 // ---- SparseMerkleTree ----------------------------------------------------------------------
@@ -224,23 +227,8 @@ Fr SparseMerkleTree::leaf(uint64_t i) const {
 }
 
 MerkleProof SparseMerkleTree::proof(uint64_t i) const {
-  MerkleProof p;
-  p.kind = proof_kind(shape_);
-  p.leaf = leaf(i);
-  p.root = root_;
-  uint64_t at = i;
-  for (size_t l = 0; l < arities_.size(); l++) {
-    const size_t a = arities_[l];
-    PathElement e;
-    e.index = uint32_t(at % a);
-    const uint64_t first = at - e.index;
-    for (size_t j = 0; j < a; j++) {
-      if (j != e.index) e.hashes.push_back(node(l, first + j));
-    }
-    place_level(p, shape_, l, std::move(e));
-    at /= a;
-  }
-  return p;
+  return open_leaf(shape_, arities_, i, leaf(i), root_,
+                   [&](size_t level, uint64_t index) { return node(level, index); });
 }
 
 size_t SparseMerkleTree::stored_nodes() const {

@@ -1,6 +1,8 @@
 #include "filecoin/porep_parameters.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <unistd.h>
 
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/stacked_circuit.hpp"
@@ -46,10 +48,17 @@ PoRepParameters load_porep_parameters(const SealProofInfo& proof, const PoRepPar
       test_path.string());
   out.params = groth16::generate_parameters(StackedCircuit::blank(proof), groth16::ToxicWaste::random());
   std::filesystem::create_directories(options.test_dir);
-  // Written under a temporary name and renamed, so that an interrupted write leaves no file.
-  const auto tmp = test_path.string() + ".partial";
-  groth16::write_parameters(out.params, tmp);
-  std::filesystem::rename(tmp, test_path);
+  // Written under a temporary name of this process and renamed, so that neither an interrupted
+  // write nor two processes setting up at once leave a broken file.
+  const auto tmp = test_path.string() + ".partial." + std::to_string(getpid());
+  try {
+    groth16::write_parameters(out.params, tmp);
+    std::filesystem::rename(tmp, test_path);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw;
+  }
   out.path = test_path;
   return out;
 }

@@ -6,18 +6,13 @@
 #include <tbb/parallel_for.h>
 
 #include "filecoin/challenges.hpp"
+#include "gadgets/hashers.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-Bytes32 bytes_of(const Fr& x) {
-  Bytes32 b;
-  x.to_bytes_le(b.data());
-  return b;
 }
 
 // The sector's nodes as field elements, in parallel.
@@ -71,7 +66,7 @@ SealedSector::SealedSector(const SealProofInfo& info, std::vector<uint8_t> data,
   auto t0 = clock::now();
   const std::vector<Fr> data_fr = nodes_as_fr(data_);
   tree_d_ = std::make_unique<MerkleTree>(info.tree_d, data_fr);
-  comm_d_ = bytes_of(tree_d_->root());
+  comm_d_ = gadgets::fr_to_bytes_le(tree_d_->root());
   replica_id_ = filecoin::replica_id(prover_id, sector_id, ticket, comm_d_, info.porep_id());
   timings_.tree_d_s = seconds_since(t0);
 
@@ -83,7 +78,7 @@ SealedSector::SealedSector(const SealProofInfo& info, std::vector<uint8_t> data,
 
   t0 = clock::now();
   tree_c_ = std::make_unique<MerkleTree>(build_tree_c(info, *labels_));
-  comm_c_ = bytes_of(tree_c_->root());
+  comm_c_ = gadgets::fr_to_bytes_le(tree_c_->root());
   timings_.tree_c_s = seconds_since(t0);
 
   // The replica: data + the last layer's label (the key), then tree R over it.
@@ -93,9 +88,9 @@ SealedSector::SealedSector(const SealProofInfo& info, std::vector<uint8_t> data,
     for (uint64_t n = r.begin(); n < r.end(); n++) replica[n] = labels_->fr(info.layers, n) + data_fr[n];
   });
   tree_r_ = std::make_unique<MerkleTree>(info.tree_r, std::move(replica));
-  comm_r_last_ = bytes_of(tree_r_->root());
+  comm_r_last_ = gadgets::fr_to_bytes_le(tree_r_->root());
   const Fr pair[2] = {tree_c_->root(), tree_r_->root()};
-  comm_r_ = bytes_of(tree_node_hash(gadgets::TreeHasher::kPoseidon, pair));
+  comm_r_ = gadgets::fr_to_bytes_le(tree_node_hash(gadgets::TreeHasher::kPoseidon, pair));
   timings_.tree_r_s = seconds_since(t0);
   timings_.total_s = seconds_since(start);
 }

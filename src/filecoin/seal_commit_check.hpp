@@ -2,8 +2,10 @@
 // before any synthesis, so that a wrong input is refused with the name of what does not hold
 // instead of a proof that fails to verify (storage-proofs-porep stacked/vanilla/proof_scheme.rs
 // verify_all_partitions and proof.rs Proof::verify restated):
-//   - comm_d and comm_r are non-zero, canonical field elements; replica_id recomputes from the
-//     prover, sector, ticket, comm_d and porep_id when the prover and sector are given;
+//   - the structure (validate_seal_commit_phase1: counts, tree shapes, path indices);
+//   - comm_d and comm_r are non-zero, canonical field elements, and the seed is not zero
+//     (filecoin-proofs seal_commit_phase2 refuses those); replica_id recomputes from the prover,
+//     sector, ticket, comm_d and porep_id when the prover and sector are given;
 //   - every partition opens the challenges derived for it (interactive from the seed, synthetic
 //     or non-interactive as the registered proof says);
 //   - per challenge: the data leaf is in tree D under comm_d; the challenged column and the 6 DRG

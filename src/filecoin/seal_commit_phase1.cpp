@@ -642,8 +642,13 @@ struct SealCommitPhase1Reader::State {
   od::parser parser;
   std::unique_ptr<InputBuffer> buffer;
 
-  // A buffer for `size` bytes, the previous one if it is large enough.
+  // A buffer for `size` bytes, the previous one if it is large enough. Inputs simdjson cannot
+  // read are refused before their buffer is allocated.
   InputBuffer& buffer_for(size_t size) {
+    if (size > simdjson::SIMDJSON_MAXSIZE_BYTES) {
+      throw C1FormatError("an input of " + std::to_string(size) + " bytes; at most " +
+                          std::to_string(simdjson::SIMDJSON_MAXSIZE_BYTES) + " are read (4 GiB)");
+    }
     if (!buffer || !buffer->fits(size)) {
       buffer.reset();
       buffer = std::make_unique<InputBuffer>(size);
@@ -678,11 +683,11 @@ SealCommitPhase1Output SealCommitPhase1Reader::read_file(const std::filesystem::
     throw std::runtime_error("cannot read the Commit1 output " + path.string() + ": " +
                              (ec ? ec.message() : std::string("cannot open")));
   }
-  InputBuffer& buf = state_->buffer_for(size_t(size));
-  if (!in.read(buf.data(), std::streamsize(size)) || in.gcount() != std::streamsize(size)) {
-    throw std::runtime_error("cannot read the Commit1 output " + path.string() + ": short read");
-  }
   try {
+    InputBuffer& buf = state_->buffer_for(size_t(size));
+    if (!in.read(buf.data(), std::streamsize(size)) || in.gcount() != std::streamsize(size)) {
+      throw std::runtime_error("cannot read the Commit1 output " + path.string() + ": short read");
+    }
     return state_->parse(size_t(size));
   } catch (const C1FormatError& e) {
     throw C1FormatError(path.string() + ": " + e.what());

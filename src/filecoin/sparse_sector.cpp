@@ -11,18 +11,13 @@
 #include "filecoin/challenges.hpp"
 #include "filecoin/sdr_labels.hpp"
 #include "filecoin/sha256_fast.hpp"
+#include "gadgets/hashers.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-Bytes32 bytes_of(const Fr& x) {
-  Bytes32 b;
-  x.to_bytes_le(b.data());
-  return b;
 }
 
 // SHA-256(tag ‖ seed u64 LE ‖ a u64 LE ‖ b u64 LE), top two bits cleared: a canonical element.
@@ -71,7 +66,7 @@ SparseSector::SparseSector(const SealProofInfo& info, const SparseSectorInputs& 
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   // All-zero data: tree D is its defaults, comm_d the top one.
-  comm_d_ = bytes_of(tree_d_.root());
+  comm_d_ = gadgets::fr_to_bytes_le(tree_d_.root());
   replica_id_ = filecoin::replica_id(in.prover_id, in.sector_id, in.ticket, comm_d_, info.porep_id());
   auto t0 = clock::now();
   graph_ = std::make_unique<StackedBucketGraph>(info);
@@ -128,10 +123,10 @@ SparseSector::SparseSector(const SealProofInfo& info, const SparseSectorInputs& 
   for (uint64_t c : challenged) r_leaves.emplace_back(c, columns_.at(c)[info.layers - 1]);
   tree_c_.set_leaves(c_leaves);
   tree_r_.set_leaves(r_leaves);
-  comm_c_ = bytes_of(tree_c_.root());
-  comm_r_last_ = bytes_of(tree_r_.root());
+  comm_c_ = gadgets::fr_to_bytes_le(tree_c_.root());
+  comm_r_last_ = gadgets::fr_to_bytes_le(tree_r_.root());
   const Fr pair[2] = {tree_c_.root(), tree_r_.root()};
-  comm_r_ = bytes_of(tree_node_hash(gadgets::TreeHasher::kPoseidon, pair));
+  comm_r_ = gadgets::fr_to_bytes_le(tree_node_hash(gadgets::TreeHasher::kPoseidon, pair));
   timings_.trees_s = seconds_since(t0);
   timings_.total_s = seconds_since(start);
 }

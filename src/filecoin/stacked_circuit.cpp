@@ -82,6 +82,19 @@ StackedChallengeWitness::ParentColumn parent_column(const ColumnProof& p) {
 
 }  // namespace
 
+StackedChallengeWitness challenge_witness(const VanillaSealProof& p) {
+  if (p.labeling_proofs.empty()) throw std::invalid_argument("no labeling proofs");
+  StackedChallengeWitness w;
+  w.challenge = p.labeling_proofs[0].node;
+  w.data_leaf = p.comm_d_proofs.leaf;
+  w.comm_d_path = por_path(p.comm_d_proofs);
+  w.comm_r_last_path = por_path(p.comm_r_last_proof);
+  w.comm_c_path = por_path(p.replica_column_proofs.c_x.inclusion_proof);
+  for (const auto& col : p.replica_column_proofs.drg_parents) w.drg_parents.push_back(parent_column(col));
+  for (const auto& col : p.replica_column_proofs.exp_parents) w.exp_parents.push_back(parent_column(col));
+  return w;
+}
+
 struct StackedCircuit::ChallengeVars {
   AllocatedNum data_leaf;
   std::vector<std::vector<AllocatedNum>> drg, exp;  // the parents' columns
@@ -162,19 +175,12 @@ StackedCircuit StackedCircuit::from_commit_phase1(const SealCommitPhase1Output& 
       throw std::invalid_argument("partition " + std::to_string(k) + " challenge " + std::to_string(i) +
                                   ": comm_c differs from the first challenge's (inconsistent comm_cs)");
     }
-    if (p.labeling_proofs.empty()) {
-      throw std::invalid_argument("partition " + std::to_string(k) + " challenge " + std::to_string(i) +
-                                  ": no labeling proofs");
+    try {
+      ws.push_back(challenge_witness(p));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("partition " + std::to_string(k) + " challenge " + std::to_string(i) + ": " +
+                                  e.what());
     }
-    StackedChallengeWitness w;
-    w.challenge = p.labeling_proofs[0].node;
-    w.data_leaf = p.comm_d_proofs.leaf;
-    w.comm_d_path = por_path(p.comm_d_proofs);
-    w.comm_r_last_path = por_path(p.comm_r_last_proof);
-    w.comm_c_path = por_path(p.replica_column_proofs.c_x.inclusion_proof);
-    for (const auto& col : p.replica_column_proofs.drg_parents) w.drg_parents.push_back(parent_column(col));
-    for (const auto& col : p.replica_column_proofs.exp_parents) w.exp_parents.push_back(parent_column(col));
-    ws.push_back(std::move(w));
   }
   return StackedCircuit(info, c1.replica_id, comm_d, comm_r, comm_r_last, comm_c, std::move(ws));
 }

@@ -39,10 +39,17 @@ struct StackedChallengeWitness {
   std::vector<ParentColumn> drg_parents, exp_parents;  // 6 and 8
 };
 
+// What the circuit takes of one challenge's vanilla proof (StackedCompound::circuit): the
+// challenge is labeling_proofs[0].node. Throws std::invalid_argument without labeling proofs.
+StackedChallengeWitness challenge_witness(const VanillaSealProof& p);
+
 class StackedCircuit final : public r1cs::Circuit {
  public:
+  // Keeps a pointer to info, which must outlive the circuit (hence no temporaries).
   StackedCircuit(const SealProofInfo& info, const Fr& replica_id, const Fr& comm_d, const Fr& comm_r,
                  const Fr& comm_r_last, const Fr& comm_c, std::vector<StackedChallengeWitness> challenges);
+  StackedCircuit(const SealProofInfo&&, const Fr&, const Fr&, const Fr&, const Fr&, const Fr&,
+                 std::vector<StackedChallengeWitness>) = delete;
 
   // Partition k of a Commit1 output (StackedCompound::circuit): comm_r_last and comm_c are the
   // roots of the first challenge's tree R and tree C openings. Throws std::invalid_argument when
@@ -51,6 +58,7 @@ class StackedCircuit final : public r1cs::Circuit {
   static StackedCircuit from_commit_phase1(const SealCommitPhase1Output& c1, size_t k);
   // All values zero, every path index 0: the shape of the registered proof's circuit.
   static StackedCircuit blank(const SealProofInfo& info);
+  static StackedCircuit blank(const SealProofInfo&&) = delete;
 
   void synthesize(r1cs::ConstraintSystem& cs) const override;
 

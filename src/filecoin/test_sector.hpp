@@ -44,7 +44,9 @@ struct TestSectorOptions {
   std::optional<Bytes32> prover_id;
   uint64_t sector_id = 1;
   Bytes32 ticket{};  // the sealing randomness (PreCommit1)
-  Bytes32 seed{};    // the interactive randomness (Commit1); unused by non-interactive proofs
+  // The interactive randomness (Commit1); unused by non-interactive proofs, but never all zero
+  // (Commit2 refuses a zero seed).
+  Bytes32 seed{1};
   SectorData data = SectorData::kZeros;
   std::vector<uint8_t> data_bytes;  // kBytes: sector_size bytes of fr32-padded nodes
   uint64_t rng_seed = 0;            // kRandom data; the sparse sector's labels and default leaves

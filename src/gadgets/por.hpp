@@ -40,15 +40,12 @@ struct PorWitness {
 // The root reached from the leaf and path (native twin).
 Fr por_root(const PorTreeShape& shape, const Fr& leaf, const std::vector<std::vector<Fr>>& siblings,
             const std::vector<size_t>& indices);
-// The synthesis of PoRCircuit with the leaf already allocated (storage-proofs' Root::Var, as
-// the StackedDRG circuit passes its leaves): the levels, the path packed into one public input,
-// then the computed root enforced equal to `root`: allocated here ("root_value") when it holds a
-// value, used as it is when it holds a variable; made public unless private_root.
 // A Merkle path: per level the arity - 1 siblings and the position of the climbing node.
 struct PorPath {
   std::vector<std::vector<Fr>> siblings;
   std::vector<size_t> indices;
 };
+// The root a path is enforced to reach: a variable, or a value to allocate (storage-proofs' Root).
 struct PorRoot {
   bool allocated = false;
   AllocatedNum var;  // when allocated
@@ -56,6 +53,10 @@ struct PorRoot {
   static PorRoot of(const AllocatedNum& n) { return {true, n, Fr::zero()}; }
   static PorRoot of(const Fr& v) { return {false, AllocatedNum{}, v}; }
 };
+// The synthesis of PoRCircuit with the leaf already allocated (storage-proofs' Root::Var, as
+// the StackedDRG circuit passes its leaves): the levels, the path packed into one public input,
+// then the computed root enforced equal to `root`: allocated here ("root_value") when it holds a
+// value, used as it is when it holds a variable; made public unless private_root.
 void por_inclusion(ConstraintSystem& cs, const PorTreeShape& shape, const AllocatedNum& leaf, const PorPath& path,
                    const PorRoot& root, bool private_root);
 

@@ -43,7 +43,8 @@ struct PoseidonConstants {
   static PoseidonConstants create(size_t arity, HashType type = HashType::kMerkleTree, size_t length = 0);
 };
 
-// Shared, lazily built constants of the MerkleTree type (thread-safe).
+// Shared, lazily built constants of the MerkleTree type (thread-safe; arities up to 16 are read
+// without a lock once built).
 const PoseidonConstants& poseidon_constants(size_t arity);
 
 // Partial rounds of Standard strength for a width (t = 3, 5, 9, 12).

@@ -73,19 +73,21 @@ class ProvingAssignment final : public ConstraintSystem {
   // Reserve capacity when the shape is known, so the vectors do not reallocate.
   void reserve(size_t constraints, size_t aux);
 
-  const FrVector& a() const { return a_; }
-  const FrVector& b() const { return b_; }
-  const FrVector& c() const { return c_; }
+  // The vectors and densities are refused (std::logic_error) while sections are open or after one
+  // failed: ranges a section did not fill hold memory never written.
+  const FrVector& a() const { return check_no_open_sections(), a_; }
+  const FrVector& b() const { return check_no_open_sections(), b_; }
+  const FrVector& c() const { return check_no_open_sections(), c_; }
   // Mutable access (the CPU prover transforms in place, and may grow them to the domain) first
   // drops any preparation of a, b and c.
   FrVector& a_mut() { return check_no_open_sections(), drop_abc_preparation(), a_; }
   FrVector& b_mut() { return check_no_open_sections(), drop_abc_preparation(), b_; }
   FrVector& c_mut() { return check_no_open_sections(), drop_abc_preparation(), c_; }
-  const std::vector<Fr>& inputs() const { return inputs_; }
-  const FrVector& aux() const { return aux_; }
-  const DensityTracker& a_aux_density() const { return a_aux_density_; }
-  const DensityTracker& b_input_density() const { return b_input_density_; }
-  const DensityTracker& b_aux_density() const { return b_aux_density_; }
+  const std::vector<Fr>& inputs() const { return check_no_open_sections(), inputs_; }
+  const FrVector& aux() const { return check_no_open_sections(), aux_; }
+  const DensityTracker& a_aux_density() const { return check_no_open_sections(), a_aux_density_; }
+  const DensityTracker& b_input_density() const { return check_no_open_sections(), b_input_density_; }
+  const DensityTracker& b_aux_density() const { return check_no_open_sections(), b_aux_density_; }
 
   AssignmentBytes bytes() const;
   // Frees a, b and c (after H is computed) while keeping the assignment.
@@ -133,7 +135,7 @@ class ProvingAssignment final : public ConstraintSystem {
   // Sections of a parallel synthesis not yet closed, whether one failed, and the lock under which
   // closing ones merge their density bits; the ranges of the sections opened last (where each
   // starts, and whether it is closed: a section may use the variables of closed ones). Copies and
-  // moves start with none open or failed.
+  // moves start with none open, and keep `failed`: their vectors have the same unwritten ranges.
   struct Sections {
     std::atomic<size_t> open{0};
     std::atomic<bool> failed{false};  // a section failed or was abandoned: the assignment is incomplete
@@ -144,8 +146,8 @@ class ProvingAssignment final : public ConstraintSystem {
     // Whether aux (or input) variable i lies in a closed section.
     bool in_closed(const std::vector<size_t>& starts, size_t i) const;
     Sections() = default;
-    Sections(const Sections&) {}
-    Sections(Sections&&) noexcept {}
+    Sections(const Sections& o) : failed(o.failed.load()) {}
+    Sections(Sections&& o) noexcept : failed(o.failed.load()) {}
     Sections& operator=(const Sections&) = delete;
     Sections& operator=(Sections&&) = delete;
   };

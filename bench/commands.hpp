@@ -120,6 +120,9 @@ int run_porep_bench(const PorepBenchArgs& args);
 int run_c1_bench(const PorepBenchArgs& args);
 
 int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
+// Every GPU MSM of the process prints its phases' device times from now on (msm::cuda::
+// set_phase_report; 0 off). Only with CUZK_CUDA.
+void set_gpu_msm_phases(unsigned level);
 int run_setup_bench(const ProveBenchArgs& args);
 int run_prove_bench(const ProveBenchArgs& args);
 int run_verify_bench(const ProveBenchArgs& args);

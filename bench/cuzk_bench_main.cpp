@@ -191,9 +191,17 @@ int main(int argc, char** argv) {
   gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
   gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");
+  unsigned gpu_msm_phases = 0;
+  app.add_option("--gpu-msm-phases", gpu_msm_phases,
+                 "print every GPU MSM's phase times to stderr (any command): 1 the phases, 2 also each kernel of "
+                 "the partial levels and the reduction")
+      ->check(CLI::Range(0, 2));
 #endif
 
   CLI11_PARSE(app, argc, argv);
+#ifdef CUZK_HAVE_CUDA_MSM
+  cuzk::bench::set_gpu_msm_phases(gpu_msm_phases);
+#endif
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
   if (*porep_cmd) return cuzk::bench::run_porep_bench(porep);
   if (*c1_cmd) return cuzk::bench::run_c1_bench(c1_args);

@@ -5,7 +5,8 @@
 #include <cuda_runtime.h>
 
 #include "bench/gpu_fr_rate.hpp"
-#include "ff/cuda/cuda_check.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
 #include "ff/cuda/lazy_mont.hpp"
 #include "ff/fp.hpp"
 #include "ff/fr.hpp"
@@ -41,7 +42,7 @@ __global__ void fr_mul_chain(Fr* out, Fr y) {
 using LazyFp = ff::LazyMont<ff::Fp>;
 constexpr unsigned kFpChain = 1024;
 
-// What a product split between pipes could borrow (docs/PERF.md, "Other pipes beside the Fp
+// What a product split between pipes could borrow (docs/perf-history.md, "The FP64 pipe beside the Fp
 // product"): the MSM's Fp product (the lazy even/odd one), with beside each product either kDfma
 // double-precision FMAs (four independent chains), kMma int8 tensor-core MMAs of the warp
 // (m16n8k32, u8 x u8 + s32, four independent accumulators: the shape a q * M reduction would

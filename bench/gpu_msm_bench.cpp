@@ -15,6 +15,7 @@
 #include "bench/commands.hpp"
 #include "bench/gpu_fr_rate.hpp"
 #include "bench/timing.hpp"
+#include "cuda/check.hpp"
 #include "ec/random_points.hpp"
 #include "ec/scalar_mul.hpp"
 #include "msm/cuda/msm.hpp"
@@ -24,6 +25,7 @@ namespace cuzk::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using cuzk::cuda::check;
 
 // sppark on the same card (H200, bases resident), from the issue; 0 where not measured.
 double sppark_ms(unsigned curve_g2, unsigned log_n) {
@@ -79,10 +81,6 @@ std::vector<ff::Fr> scalars_in_parallel(size_t n, const GpuMsmBenchArgs& args, u
   return out;
 }
 
-void cuda_check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
-}
-
 // 0: no precomputation; otherwise the Precompute copies (0 there: one per window).
 bool parse_copies(const std::string& text, unsigned& copies) {
   if (text == "0" || text == "off") return false;
@@ -112,9 +110,9 @@ void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
     const size_t n = size_t(1) << log_n;
     const auto scalars = scalars_in_parallel(n, args, args.seed + log_n);
     ff::Fr* device_scalars = nullptr;
-    cuda_check(cudaSetDevice(args.device), "cudaSetDevice");
-    cuda_check(cudaMalloc(&device_scalars, n * sizeof(ff::Fr)), "cudaMalloc");
-    cuda_check(cudaMemcpy(device_scalars, scalars.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice), "upload");
+    check(cudaSetDevice(args.device), "cudaSetDevice");
+    check(cudaMalloc(&device_scalars, n * sizeof(ff::Fr)), "cudaMalloc");
+    check(cudaMemcpy(device_scalars, scalars.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice), "upload");
     for (unsigned window : args.windows) {
       msm::MsmOptions options;
       double upload_ms = 0;
@@ -155,6 +153,8 @@ void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
 }
 
 }  // namespace
+
+void set_gpu_msm_phases(unsigned level) { msm::cuda::set_phase_report(level); }
 
 int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
   std::string why;

@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 
 #include "bench/gpu_fr_rate.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #endif

@@ -30,6 +30,36 @@ TEST(CudaBackendTest, NoDeviceIsAnErrorNotACrash) {
   EXPECT_THROW(make_cuda_backend(0), std::runtime_error);
 }
 
+TEST(CudaBackendTest, CpuBackendReportsNoDevice) {
+  const DeviceInfo info = make_cpu_backend()->device_info();
+  EXPECT_EQ(info.ordinal, -1);
+  EXPECT_EQ(info.name, "cpu");
+  EXPECT_EQ(info.memory_total, 0u);
+  EXPECT_EQ(info.memory_free, 0u);
+}
+
+// The device's name and memory; the free memory follows allocations, asked at every call.
+TEST(CudaBackendTest, DeviceInfoNamesTheCardAndItsMemory) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto gpu = make_cuda_backend(0);
+  const DeviceInfo before = gpu->device_info();
+  EXPECT_EQ(before.ordinal, 0);
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  EXPECT_EQ(before.name, prop.name);
+  EXPECT_FALSE(before.name.empty());
+  EXPECT_GT(before.memory_total, 0u);
+  EXPECT_GT(before.memory_free, 0u);
+  EXPECT_LE(before.memory_free, before.memory_total);
+  constexpr size_t kBytes = size_t(1) << 30;
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, kBytes), cudaSuccess);
+  const DeviceInfo during = gpu->device_info();
+  cudaFree(p);
+  EXPECT_EQ(during.memory_total, before.memory_total);
+  EXPECT_LE(during.memory_free + kBytes / 2, before.memory_free);  // other processes may allocate too
+}
+
 class CudaBackendProofTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -1,13 +1,10 @@
 // The GPU MSM gives the same point as the CPU msm (compared in affine form) on fresh random
 // inputs: empty, tiny, non-power-of-two and mid sizes; all-zero, all-one, 0/1-heavy, small and
 // repeated scalars (long buckets); offsets into the resident bases; density masks; scalars
-// already on the device; every window width class. Skipped cleanly when no CUDA device is present.
-// The affine bucket rounds (CUZK_GPU_MSM_AFFINE=1) are checked by AffineRounds* with forced
-// rounds, and every test here takes them when the binary runs with CUZK_GPU_MSM_AFFINE=1.
+// already on the device; every window width class; bases with the exceptional cases of point
+// additions (repeated, negated, infinity). Skipped cleanly when no CUDA device is present.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -349,53 +346,6 @@ TEST_F(MsmGpuTest, ReleaseWorkspace) {
   expect_same(3, random_scalars(1000, rng), "after a second release");
 }
 
-// Sets environment variables for a scope (the MSM reads CUZK_GPU_MSM_AFFINE* at every call).
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::vector<std::pair<std::string, std::string>> vars) {
-    for (auto& [name, value] : vars) {
-      const char* old = std::getenv(name.c_str());
-      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-      setenv(name.c_str(), value.c_str(), 1);
-    }
-  }
-  ~ScopedEnv() {
-    for (auto& [name, old] : saved_) {
-      if (old) {
-        setenv(name.c_str(), old->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
-// Round settings that force the affine rounds at test sizes: rounds until no addition is left
-// (MIN=0) with the default threads (one slot per thread here), few threads (long chains of
-// slots per thread, one inversion each), and a cap of 3 slots per thread with MIN=1.
-const std::vector<std::vector<std::pair<std::string, std::string>>>& affine_settings() {
-  static const std::vector<std::vector<std::pair<std::string, std::string>>> s = {
-      {{"CUZK_GPU_MSM_AFFINE", "1"}, {"CUZK_GPU_MSM_AFFINE_MIN", "0"}},
-      {{"CUZK_GPU_MSM_AFFINE", "1"}, {"CUZK_GPU_MSM_AFFINE_MIN", "0"}, {"CUZK_GPU_MSM_AFFINE_THREADS", "7"}},
-      {{"CUZK_GPU_MSM_AFFINE", "1"},
-       {"CUZK_GPU_MSM_AFFINE_MIN", "1"},
-       {"CUZK_GPU_MSM_AFFINE_THREADS", "1000"},
-       {"CUZK_GPU_MSM_AFFINE_CHUNK", "3"}},
-  };
-  return s;
-}
-
-std::string describe(const std::vector<std::pair<std::string, std::string>>& vars) {
-  std::string d;
-  for (auto& [name, value] : vars) d += " " + name + "=" + value;
-  return d;
-}
-
 // GPU (host and device scalars) against the CPU msm over the given bases.
 template <class Curve>
 void expect_same_affine(const cuda::Bases<Curve>& on, std::span<const ec::AffinePoint<Curve>> host_bases,
@@ -412,7 +362,7 @@ void expect_same_affine(const cuda::Bases<Curve>& on, std::span<const ec::Affine
   EXPECT_EQ(got_device.to_affine(), want) << what << " (device scalars), n = " << n;
 }
 
-// Bases with the exceptional cases of affine additions: repeated bases (doublings when their
+// Bases with the exceptional cases of point additions: repeated bases (doublings when their
 // scalars share buckets), a base and its negation (P + (-P)), the point at infinity.
 template <class Curve>
 std::vector<ec::AffinePoint<Curve>> exceptional_bases(size_t n, std::mt19937_64& rng) {
@@ -428,10 +378,10 @@ std::vector<ec::AffinePoint<Curve>> exceptional_bases(size_t n, std::mt19937_64&
   return b;
 }
 
-// Scalar patterns for the affine cases: random, all zero, all one, all minus one, one repeated
+// Scalar patterns for the exceptional bases: random, all zero, all one, all minus one, one repeated
 // scalar (one heavy bucket per window: every duplicate doubles, every negation cancels), a few
 // distinct scalars, and the same scalar for the duplicates and negations only.
-std::vector<std::pair<std::string, std::vector<Fr>>> affine_scalar_cases(size_t n, std::mt19937_64& rng) {
+std::vector<std::pair<std::string, std::vector<Fr>>> exceptional_scalar_cases(size_t n, std::mt19937_64& rng) {
   std::vector<std::pair<std::string, std::vector<Fr>>> cases;
   cases.emplace_back("random", random_scalars(n, rng));
   cases.emplace_back("all zero", std::vector<Fr>(n, Fr::zero()));
@@ -448,36 +398,32 @@ std::vector<std::pair<std::string, std::vector<Fr>>> affine_scalar_cases(size_t 
   return cases;
 }
 
-TEST_F(MsmGpuTest, AffineRoundsMatchCpu) {
+TEST_F(MsmGpuTest, ExceptionalBasesMatchCpu) {
   auto rng = test::make_rng();
   const auto special = exceptional_bases<G1Curve>(20000, rng);
   const auto special_bases = cuda::G1Bases::upload(0, special);
-  for (const auto& vars : affine_settings()) {
-    ScopedEnv env(vars);
-    const std::string how = describe(vars);
-    for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(100), size_t(4097), size_t(65536), kResident}) {
-      expect_same(0, random_scalars(n, rng), "affine, random," + how);
-    }
-    expect_same(12345, random_scalars(3001, rng), "affine, offset," + how);
-    for (size_t n : {size_t(33), size_t(5000)}) {
-      expect_same(0, std::vector<Fr>(n, Fr::random(rng)), "affine, one repeated scalar," + how);
-      std::vector<Fr> small(n);
-      for (auto& x : small) x = Fr::from_u64(rng() % 5);
-      expect_same(0, small, "affine, small scalars," + how);
-    }
-    std::vector<Fr> mixed(3000);
-    for (auto& x : mixed) x = rng() % 2 ? Fr::one() : Fr::random(rng);
-    expect_same(0, mixed, "affine, no split," + how, MsmOptions{0, false});
-    expect_same(7, random_scalars(20000, rng), "affine, window 5," + how, MsmOptions{5, true});
-    for (size_t n : {size_t(7), size_t(1000), size_t(20000)}) {
-      for (const auto& [name, scalars] : affine_scalar_cases(n, rng)) {
-        expect_same_affine<G1Curve>(*special_bases, special, scalars, "affine, exceptional bases, " + name + "," + how);
-      }
+  for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(100), size_t(4097), size_t(65536), kResident}) {
+    expect_same(0, random_scalars(n, rng), "random");
+  }
+  expect_same(12345, random_scalars(3001, rng), "offset");
+  for (size_t n : {size_t(33), size_t(5000)}) {
+    expect_same(0, std::vector<Fr>(n, Fr::random(rng)), "one repeated scalar");
+    std::vector<Fr> small(n);
+    for (auto& x : small) x = Fr::from_u64(rng() % 5);
+    expect_same(0, small, "small scalars");
+  }
+  std::vector<Fr> mixed(3000);
+  for (auto& x : mixed) x = rng() % 2 ? Fr::one() : Fr::random(rng);
+  expect_same(0, mixed, "no split", MsmOptions{0, false});
+  expect_same(7, random_scalars(20000, rng), "window 5", MsmOptions{5, true});
+  for (size_t n : {size_t(7), size_t(1000), size_t(20000)}) {
+    for (const auto& [name, scalars] : exceptional_scalar_cases(n, rng)) {
+      expect_same_affine<G1Curve>(*special_bases, special, scalars, "exceptional bases, " + name);
     }
   }
 }
 
-TEST_F(MsmGpuTest, AffineRoundsPrecomputedMatchCpu) {
+TEST_F(MsmGpuTest, ExceptionalBasesPrecomputedMatchCpu) {
   auto rng = test::make_rng();
   const auto special = exceptional_bases<G1Curve>(20000, rng);
   struct Case {
@@ -486,32 +432,25 @@ TEST_F(MsmGpuTest, AffineRoundsPrecomputedMatchCpu) {
   for (const Case k : {Case{5, 2}, Case{8, 0}, Case{13, 3}, Case{22, 0}}) {
     const auto pre = cuda::G1Bases::upload(0, special, cuda::Precompute{k.c, k.copies});
     const std::string what = "precomputed c = " + std::to_string(k.c) + ", copies " + std::to_string(pre->copies());
-    for (const auto& vars : affine_settings()) {
-      ScopedEnv env(vars);
-      for (size_t n : {size_t(3), size_t(4097), size_t(20000)}) {
-        for (const auto& [name, scalars] : affine_scalar_cases(n, rng)) {
-          expect_same_affine<G1Curve>(*pre, special, scalars, "affine, " + what + ", " + name + "," + describe(vars));
-        }
+    for (size_t n : {size_t(3), size_t(4097), size_t(20000)}) {
+      for (const auto& [name, scalars] : exceptional_scalar_cases(n, rng)) {
+        expect_same_affine<G1Curve>(*pre, special, scalars, what + ", " + name);
       }
     }
   }
 }
 
-TEST_F(MsmGpuTest, AffineRoundsG2MatchCpu) {
+TEST_F(MsmGpuTest, ExceptionalBasesG2MatchCpu) {
   auto rng = test::make_rng();
   const auto special = exceptional_bases<ec::G2Curve>(9000, rng);
   const auto g2 = cuda::G2Bases::upload(0, special);
   const auto pre = cuda::G2Bases::upload(0, special, cuda::Precompute{9, 0});
-  for (const auto& vars : affine_settings()) {
-    ScopedEnv env(vars);
-    for (size_t n : {size_t(1), size_t(5), size_t(777), size_t(9000)}) {
-      for (const auto& [name, scalars] : affine_scalar_cases(n, rng)) {
-        expect_same_affine<ec::G2Curve>(*g2, special, scalars, "affine G2, " + name + "," + describe(vars));
-      }
+  for (size_t n : {size_t(1), size_t(5), size_t(777), size_t(9000)}) {
+    for (const auto& [name, scalars] : exceptional_scalar_cases(n, rng)) {
+      expect_same_affine<ec::G2Curve>(*g2, special, scalars, "G2, " + name);
     }
-    expect_same_affine<ec::G2Curve>(*pre, special, random_scalars(9000, rng),
-                                    "affine G2, precomputed c = 9," + describe(vars));
   }
+  expect_same_affine<ec::G2Curve>(*pre, special, random_scalars(9000, rng), "G2, precomputed c = 9");
 }
 
 TEST_F(MsmGpuTest, BadArgumentsThrow) {

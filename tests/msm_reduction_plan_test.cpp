@@ -99,7 +99,7 @@ TEST(MsmReductionPlan, IntegerSumsForManySizes) {
 }
 
 TEST(MsmReductionPlan, StepsStayWithinTheJobLimit) {
-  // Up to 2^23 buckets in segments of 2 (the smallest CUZK_GPU_MSM_SEGMENT): 2^22 segments.
+  // Up to 2^23 buckets in segments of 2 (the smallest segment reduce_segment picks): 2^22 segments.
   for (unsigned log = 0; log <= 22; log++) {
     const ReductionPlan plan = plan_reduction(size_t(1) << log, 1);
     EXPECT_EQ(plan.bits, log);

@@ -4,9 +4,11 @@
 // __syncthreads, and __shared__ arrays are statics (one block at a time). Only
 // emu_threads (EMU_THREADS, default 4) threads per block run: the kernels stride by
 // blockDim, so this checks the index and twiddle logic, not races, PTX or launch limits.
+// Warp votes are not emulated: expand_zero_one's kernel aborts (filter its test out).
 #pragma once
 #include <barrier>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -39,11 +41,17 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t b, cudaMemcpyK
   std::memcpy(d, s, b);
   return 0;
 }
+inline cudaError_t cudaMemset(void* d, int v, size_t b) {
+  std::memset(d, v, b);
+  return 0;
+}
+inline cudaError_t cudaMemsetAsync(void* d, int v, size_t b, cudaStream_t) { return cudaMemset(d, v, b); }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }
 inline cudaError_t cudaGetDevice(int* d) {
   *d = 0;
   return 0;
 }
+inline cudaError_t cudaSetDevice(int) { return 0; }
 template <class F>
 cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) {
   return 0;
@@ -62,6 +70,11 @@ inline unsigned __brev(unsigned x) {
   unsigned r = 0;
   for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
   return r;
+}
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline unsigned __ballot_sync(unsigned, bool) {
+  std::fprintf(stderr, "ntt_cuda_emulation: warp votes are not emulated\n");
+  std::abort();
 }
 inline unsigned long long __brevll(unsigned long long x) {
   unsigned long long r = 0;

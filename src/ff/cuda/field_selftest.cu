@@ -3,7 +3,8 @@
 
 #include <cuda_runtime.h>
 
-#include "ff/cuda/cuda_check.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device.hpp"
 #include "ff/cuda/field_selftest.hpp"
 #include "ff/cuda/lazy_mont.hpp"
 

@@ -10,14 +10,12 @@
 // reduction_plan.hpp) and the windows combined on the host.
 // G1's bucket arithmetic keeps Fp values in [0, 2p) (ff/cuda/lazy_mont.hpp) and reduces them
 // fully when they reach the host.
-// With CUZK_GPU_MSM_AFFINE=1 (opt-in), rounds of affine additions with one shared inversion
-// per thread first shorten the sorted buckets (affine_rounds.hpp).
 // Bases uploaded with Precompute hold h copies [2^(t G c)] B, so windows share G = ceil(W / h)
 // bucket sets (one with h = W) and fewer buckets are reduced.
 //
 // Every call makes the bases' device current (restoring the caller's), runs on that device's
 // MSM stream with its grow-only workspace (calls on one device are serialised) and returns once
-// the result is on the host. CUZK_GPU_MSM_PHASES=1 prints per-phase device times to stderr.
+// the result is on the host. set_phase_report prints per-phase device times to stderr.
 // CUDA failures (no device, out of memory, launch errors) throw std::runtime_error with the CUDA
 // error text; bad arguments throw std::invalid_argument (also a window_bits in the options that
 // differs from the one of precomputed bases).
@@ -35,6 +33,9 @@ namespace cuzk::msm::cuda {
 
 // Number of CUDA devices, or 0 (with the reason in *why) when there is none or no driver.
 int device_count(std::string* why = nullptr);
+
+// Bits of a scalar the signed Booth windows cover (Fr's 255, and bit 255, always 0).
+inline constexpr unsigned kScalarBits = 256;
 
 // Precomputed multiples of resident bases. With window width c, W = ceil(256 / c) windows and
 // h copies, G = ceil(W / h) bucket sets: copy t holds [2^(t G c)] B_i, and window w = t G + u
@@ -132,5 +133,11 @@ PrecomputeShape precompute_shape(size_t n, const Precompute& precompute);
 // one that does).
 size_t workspace_bytes(int device);
 void release_workspace(int device);
+
+// From now on, every MSM of the process prints its phases' device times to stderr (level 1: the
+// upload, classify, emit, sort, accumulate, partials and reduce phases; 2: also each kernel of the
+// partial levels and of the window reduction); 0 (the default) prints nothing. A tuning aid
+// (cuzk-bench gpu-msm --phases); the marks cost a few events per MSM.
+void set_phase_report(unsigned level);
 
 }  // namespace cuzk::msm::cuda

@@ -2,15 +2,14 @@
 // (CUZK_HD) without CUDA headers, so that tests/msm_reduction_plan_test.cpp runs the plan and the
 // per-thread step on the host.
 //
-// Level 0 (weigh_segments in msm.cu) leaves, per bucket set, H_s = sum_{r < m} r B[s m + r] and
+// Level 0 (weigh_segments in reduce.cuh) leaves, per bucket set, H_s = sum_{r < m} r B[s m + r] and
 // R_s = sum_r B[s m + r] for n segments s; the set's window sum needs sum_s H_s, sum_s R_s and
 // sum_s s R_s. With Y_0 = R and Y_{b+1} the pairwise sums of Y_b,
 //   sum_s s R_s = sum_b 2^b T_b,  T_b = the sum of Y_b's odd elements,
 // because s = 2q + r gives sum_s s Y_s = sum_q Y_{2q+1} + 2 sum_q q (Y_{2q} + Y_{2q+1}). Every
 // step halves Y and every unfinished sum (H, the T_b) at once, so the reduction above level 0 is
-// ceil(log2(n)) launches (one when n = 1) of one addition each. (Running sums over segments of 16 at
-// every level, with trees of 2-sums for the H_s, took 45 launches and ~150 dependent additions:
-// 2.9 of the 5.2 ms of the reduction at 2^24 on the H200.)
+// ceil(log2(n)) launches (one when n = 1) of one addition each, where running sums at every
+// level took 45 launches (docs/perf-history.md, GPU MSM, eleventh pass).
 //
 // All vectors live in one array of points: [0, S n) the H_s of the S sets, [S n, 2 S n) their
 // R_s, then the results (slot k of set w at results + k S + w: slot 0 sum_s H_s, slot 1 sum_s R_s,

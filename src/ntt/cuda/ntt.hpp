@@ -15,11 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
-#include "ff/cuda/cuda_check.hpp"
+#include "cuda/device_buffer.hpp"
 #include "ff/fr.hpp"
 #include "ntt/zero_one_vector.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <tbb/parallel_for.h>
 
-#include "ff/cuda/cuda_check.hpp"
+#include "cuda/check.hpp"
 
 namespace cuzk::cuda {
 

@@ -1,0 +1,49 @@
+#include "groth16/cuda/prepared_abc.hpp"
+
+namespace cuzk::groth16::cuda {
+
+PreparedAbc::~PreparedAbc() {
+  for (int i = 0; i < 3; i++) {
+    if (compact[i]) copies_->give_back(i, std::move(*compact[i]));
+  }
+}
+
+size_t PreparedAbc::host_bytes() const {
+  size_t bytes = 0;
+  for (const auto& c : compact) bytes += c ? c->vector.bytes() : 0;
+  return bytes;
+}
+
+bool PreparedAbc::locked(const void* p) const {
+  for (const auto& c : compact) {
+    if (c && c->locked(p)) return true;
+  }
+  return locks.locked(p);
+}
+
+bool PreparedAbc::made_from(const r1cs::ProvingAssignment& pa) const {
+  const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+  for (int i = 0; i < 3; i++) {
+    if (vectors[i]->data() != source[i].first || vectors[i]->size() != source[i].second) return false;
+  }
+  return true;
+}
+
+void prepare_abc(r1cs::ProvingAssignment& pa, const std::shared_ptr<std::atomic<size_t>>& counter,
+                 const std::shared_ptr<CompactCopies>& copies) {
+  auto prepared = std::make_shared<PreparedAbc>(counter, copies);
+  const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+  for (int i = 0; i < 3; i++) {
+    prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
+    CompactCopies::Copy copy = copies->take(i);
+    if (copies->fill(copy, *vectors[i])) {
+      prepared->compact[i].emplace(std::move(copy));
+    } else {
+      copies->give_back(i, std::move(copy));  // emptied, its memory kept for later
+      prepared->locks.lock(vectors[i]->data(), vectors[i]->size() * sizeof(Fr));
+    }
+  }
+  pa.set_abc_preparation(std::move(prepared));
+}
+
+}  // namespace cuzk::groth16::cuda

@@ -7,7 +7,7 @@
 // Memory is about (layers + 6) x the sector size, so sealing stops at 512 MiB (4.2 GiB peak);
 // larger test sectors are built sparsely (sparse_sector.hpp). Labels are sequential within a
 // layer (node n - 1 is a parent of n) after a parallel parent cache; the trees are hashed in
-// parallel, and tree C's Poseidon column hashes dominate (see test_sector.hpp for timings).
+// parallel, and tree C's Poseidon column hashes dominate (timings: docs/perf-history.md, "Test sectors").
 #pragma once
 
 #include <cstdint>

@@ -12,11 +12,8 @@
 // non-interactive proofs above 512 MiB cannot be generated (their challenges depend on comm_r;
 // see sparse_sector.hpp).
 //
-// Measured on the shared 2-core build machine (under load from other builds): 2 KiB 0.01 s;
-// 8 MiB 8-14 s (labels 0.8 s, tree C 6-9 s: 262,144 Poseidon column hashes at ~16 us each, tree
-// R 1-3 s); 512 MiB 14 min wall, 650 s CPU, 4.2 GiB peak. On 16 cores 512 MiB should take about
-// 1.5 min: the labels stay sequential (1.4 us a label, ~50 s for 2 x 2^24), the rest (~600 CPU s)
-// divides by the cores. A sparse 32 GiB output takes 0.8-1.6 s.
+// Cost: seconds up to 8 MiB, minutes for a real 512 MiB seal (tree C's Poseidon hashes dominate),
+// about a second sparse; the measured figures are in docs/perf-history.md, "Test sectors".
 #pragma once
 
 #include <cstdint>

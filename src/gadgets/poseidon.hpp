@@ -9,6 +9,10 @@
 //    ("compressed") and the partial rounds' MDS factored into sparse matrices.
 // The circuit is neptune's legacy `circuit::poseidon_hash`, which rust-fil-proofs uses: hash2 of
 // two numbers costs 311 constraints, the hash of 11 numbers 598.
+//
+// Files: poseidon_parameters.cpp (R_P, Grain, MDS), poseidon_constants.cpp (PoseidonConstants and
+// its optimised form), poseidon_native.cpp (the hashes), poseidon_circuit.cpp (the gadget),
+// poseidon_matrix.hpp/.cpp (the linear algebra the constants need).
 #pragma once
 
 #include <memory>
@@ -16,10 +20,9 @@
 #include <vector>
 
 #include "gadgets/num.hpp"
+#include "gadgets/poseidon_matrix.hpp"
 
 namespace cuzk::gadgets {
-
-using Matrix = std::vector<std::vector<Fr>>;
 
 struct PoseidonConstants {
   enum class HashType { kMerkleTree, kConstantLength };
@@ -51,6 +54,12 @@ const PoseidonConstants& poseidon_constants(size_t arity);
 size_t poseidon_partial_rounds(size_t width);
 std::vector<Fr> poseidon_grain_round_constants(size_t width, size_t full_rounds, size_t partial_rounds);
 Matrix poseidon_mds(size_t width);
+
+// The S-box x^5.
+inline Fr poseidon_sbox(const Fr& x) {
+  const Fr x2 = x.sqr();
+  return x2.sqr() * x;
+}
 
 // Native hash (the plain permutation: add constants, S-box x^5, multiply by M).
 Fr poseidon_hash(std::span<const Fr> preimage, const PoseidonConstants& c);

@@ -159,7 +159,7 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   row.peak_budget_used = gib(s.buffers.peak_budget_used);
   row.budget = gib(s.buffers.budget_total);
   row.peak_waiting = s.buffers.peak_waiting_gpu;
-  row.idle_budget_beyond_params = gib(s.buffers.budget_used) - gib(s.buffers.srs_host_bytes);
+  row.idle_budget_beyond_params = gib(s.buffers.budget_used) - gib(s.buffers.parameters_host_bytes);
   row.idle_pinned_abc = gib(s.buffers.abc_pinned_bytes);
   return row;
 }

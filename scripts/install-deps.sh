@@ -9,7 +9,8 @@ packages=(
   libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libssl-dev
   clang-format python3
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libtomlplusplus-dev libcpp-httplib-dev
+  libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev
+  prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
   python3-grpcio python3-grpc-tools
 )
 

@@ -2,6 +2,7 @@
 // its HTTP status port, raw sockets and the cuzk client.
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <grpcpp/generic/generic_stub.h>
@@ -20,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon_harness.hpp"
+#include "daemon_metrics_text.hpp"
 #include "engine/tracker.hpp"
 #include "test_support.hpp"
 
@@ -49,13 +51,9 @@ void expect_proof_works(const DaemonProcess& d, uint32_t partitions = 1) {
   EXPECT_TRUE(r.verified());
 }
 
-// Sample value of one metric line ("name{labels} value"); -1 when absent.
+// Sample value of one metric ("name{labels}", labels in any order); -1 when absent.
 double metric(const std::string& text, const std::string& name_and_labels) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(name_and_labels + " ", 0) == 0) return std::stod(line.substr(name_and_labels.size() + 1));
-  }
-  return -1;
+  return cuzk::test::metric_sample(text, name_and_labels);
 }
 
 // Polls until the engine has no active job (results may still await delivery).
@@ -520,7 +518,7 @@ TEST(DaemonTest, StatusAndMetricsAfterWork) {
   EXPECT_EQ(metric(m, "cuzk_phase_duration_seconds_count{phase=\"total\"}"), 1);
   EXPECT_EQ(metric(m, "cuzk_phase_duration_seconds_bucket{phase=\"total\",le=\"+Inf\"}"), 1);
   EXPECT_EQ(metric(m, "cuzk_rpc_requests_total{method=\"Prove\",code=\"OK\"}"), 1);
-  EXPECT_GT(metric(m, "cuzk_srs_host_bytes"), 0);
+  EXPECT_GT(metric(m, "cuzk_parameters_host_bytes"), 0);
   // Every buffer-tracker gauge is present and back to zero.
   int stage_samples = 0;
   std::istringstream in(m);
@@ -530,7 +528,7 @@ TEST(DaemonTest, StatusAndMetricsAfterWork) {
       EXPECT_EQ(line.substr(line.rfind(' ') + 1), "0") << line;
     }
   }
-  EXPECT_EQ(stage_samples, int(cuzk::engine::kStageCount * (1 + cuzk::engine::kBufferClassCount)));
+  EXPECT_EQ(stage_samples, int(cuzk::engine::kTrackedStageCount * (1 + cuzk::engine::kBufferClassCount)));
 
   // The same text and document over gRPC.
   auto stub = d.stub();
@@ -689,6 +687,41 @@ TEST(DaemonTest, ConfigFileWithFlagsOverriding) {
   EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--budget", "lots"}), 1);
   EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--listen", "nowhere"}), 1);
   std::filesystem::remove_all(dir);
+}
+
+// The comparison policies (which do not bound host memory) are the bench's; the daemon takes
+// them only when told to.
+TEST(DaemonTest, ComparisonPoliciesNeedTheirSwitch) {
+  std::string text;
+  EXPECT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--policy", "semaphore-hold-until-delivered", "--print-config"}),
+            1);
+  ASSERT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--policy", "semaphore-hold-until-delivered",
+                                     "--allow-comparison-policies", "--print-config"},
+                                    &text),
+            0);
+  EXPECT_NE(text.find("policy = 'semaphore-hold-until-delivered'"), std::string::npos) << text;
+}
+
+// /metrics passes Prometheus' own checker (syntax and naming conventions), after a proof so that
+// the per-phase, per-set and per-RPC families have samples.
+TEST(DaemonTest, MetricsPassPromtool) {
+  std::string promtool;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(std::string(path ? path : "") + ":/usr/bin");
+  for (std::string dir; promtool.empty() && std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && access((dir + "/promtool").c_str(), X_OK) == 0) promtool = dir + "/promtool";
+  }
+  if (promtool.empty()) GTEST_SKIP() << "promtool not found (Debian package prometheus): /metrics not checked";
+  DaemonProcess d;
+  ASSERT_FALSE(testing::Test::HasFailure());
+  expect_proof_works(d);
+  wait_idle(d);
+  const std::string file = d.dir() + "/metrics.txt";
+  std::ofstream(file) << d.http_get("/metrics");
+  std::string out;
+  EXPECT_EQ(cuzk::test::run_program({"/bin/sh", "-c", "'" + promtool + "' check metrics < '" + file + "' 2>&1"}, &out),
+            0)
+      << out;
 }
 
 TEST(DaemonTest, WaitingCallsLeaveThreadsForShortOnes) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -150,6 +151,22 @@ TEST(BufferTrackerTest, ReportsTheBackendsPinnedBytes) {
   bytes[size_t(BufferClass::kAbc)] = 100;
   tracker.enter(Stage::kSynthRunning, bytes, "enter");
   tracker.leave(Stage::kSynthRunning, bytes, "leave", false);
+  EXPECT_TRUE(tracker.snapshot().idle());
+}
+
+// One name per stage; the tracker counts the first six and refuses the others.
+TEST(StagesTest, OneNamePerStageAndTheTrackerCountsTheTrackedOnes) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < kStageCount; i++) names.insert(stage_name(Stage(i)));
+  EXPECT_EQ(names.size(), kStageCount);
+  EXPECT_EQ(kTrackedStageCount, 6u);
+  EXPECT_TRUE(tracked(Stage::kDeallocPending));
+  EXPECT_FALSE(tracked(Stage::kVerifying));
+  EXPECT_STREQ(stage_name(Stage::kLoadingParameters), "loading_parameters");
+  EXPECT_STREQ(phase_name(Phase::kTotal), "total");
+  EXPECT_STREQ(worker_name(Worker::kFinalizer), "finalizer");
+  BufferTracker tracker(false, nullptr);
+  EXPECT_THROW(tracker.enter(Stage::kQueued, BufferBytes{}, "queued"), std::logic_error);
   EXPECT_TRUE(tracker.snapshot().idle());
 }
 

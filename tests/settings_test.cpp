@@ -158,6 +158,21 @@ TEST(SettingsTest, ValidateNamesTheSettingAndItsFlag) {
   }
 }
 
+TEST(SettingsTest, ComparisonPoliciesAreRefusedUnlessAllowed) {
+  DaemonConfig c;
+  c.engine.policy = cuzk::engine::Policy::kSemaphoreReleaseAfterSynth;
+  try {
+    validate_config(c);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'semaphore-release-after-synth'"), std::string::npos) << m;
+    EXPECT_NE(m.find("--allow-comparison-policies"), std::string::npos) << m;
+  }
+  c.allow_comparison_policies = true;
+  EXPECT_NO_THROW(validate_config(c));
+}
+
 TEST(SettingsTest, UnknownKeysSuggestTheClosest) {
   EXPECT_NE(load_error("[engine]\nbudjet = 5\n").find("did you mean budget?"), std::string::npos);
   EXPECT_NE(load_error("[memory]\ntotal_budgit = \"1GiB\"\n").find("did you mean total_budget?"), std::string::npos);

@@ -41,7 +41,7 @@ struct EngineConfig {
   // Host-memory budget. 0 = auto: MemTotal minus safety_margin_bytes.
   uint64_t budget_bytes = 0;
   uint64_t safety_margin_bytes = uint64_t(5) << 30;
-  // 0 = auto: from the cores and the budget (see resolved_synthesis_workers).
+  // 0 = auto: a quarter of the cores, 2 to 16 (the budget then bounds how many synthesize at once).
   unsigned synthesis_workers = 0;
   BackendKind backend = BackendKind::kAuto;
   // When set, the engine's one device is the backend this makes, instead of `backend` and

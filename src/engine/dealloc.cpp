@@ -2,9 +2,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/stages.hpp"
+#include "engine/thread_name.hpp"
+
 namespace cuzk::engine {
 
-Deallocator::Deallocator() : thread_([this] { run(); }) {}
+Deallocator::Deallocator()
+    : thread_([this] {
+        name_this_thread(worker_name(Worker::kDealloc));
+        run();
+      }) {}
 
 Deallocator::~Deallocator() {
   {

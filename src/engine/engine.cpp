@@ -100,7 +100,7 @@ Engine::Impl::Impl(EngineConfig cfg)
           [this](int64_t host) {
             int64_t device = 0;
             for (auto& d : devices) device += int64_t(d->backend->resident_bytes());
-            tracker.set_srs_bytes(host, device, "parameters resident");
+            tracker.set_parameters_bytes(host, device, "parameters resident");
           },
           config.make_parameters, config.parameter_sources),
       gpu_queue(config.policy == Policy::kBudget                   ? std::max<size_t>(1, config.gpu_queue_capacity)
@@ -159,14 +159,14 @@ Engine::Engine(EngineConfig config) {
     throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
   }
   m.synthesis_workers = resolve_synthesis_workers(c);
-  for (unsigned i = 0; i < m.synthesis_workers; i++) m.threads.emplace_back([&m, i] { m.synthesis_loop(i); });
+  for (unsigned i = 0; i < m.synthesis_workers; i++) m.threads.emplace_back([&m, i] { m.run_synthesis_worker(i); });
   for (auto& d : m.devices) {
     for (unsigned w = 0; w < std::max(1u, c.gpu_workers_per_device); w++, m.gpu_workers++) {
-      m.threads.emplace_back([&m, dev = d.get(), w] { m.gpu_loop(*dev, w); });
+      m.threads.emplace_back([&m, dev = d.get(), w] { m.run_gpu_worker(*dev, w); });
     }
   }
   for (unsigned i = 0; i < std::max(1u, c.finalizer_threads); i++)
-    m.threads.emplace_back([&m, i] { m.finalizer_loop(i); });
+    m.threads.emplace_back([&m, i] { m.run_finalizer_worker(i); });
   // The backends' page-locked bytes, for every tracker event and snapshot (atomic reads). Set
   // last, and cleared by ~Engine, so that it never reads devices that are gone.
   m.tracker.set_pinned_probe([&m] {
@@ -294,8 +294,6 @@ JobResult result_of(const Job& job) {
   }
   return r;
 }
-
-bool ended(JobState s) { return s == JobState::kSucceeded || s == JobState::kFailed || s == JobState::kCancelled; }
 
 }  // namespace
 
@@ -443,91 +441,61 @@ bool Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) 
   return true;
 }
 
-void Engine::Impl::fail(std::shared_ptr<Partition> p, const char* stage, const std::string& what) {
-  spdlog::error("partition {}: {} failed: {}", p->label, stage, what);
+void Engine::Impl::fail(std::shared_ptr<Partition> p, const char* what_failed, const std::string& what) {
+  spdlog::error("partition {}: {} failed: {}", p->label, what_failed, what);
   if (p->assignment) p->assignment->set_abc_sink(nullptr);
-  stop_job(*p->job, "partition " + std::to_string(p->index) + ": " + stage + " failed: " + what, false);
+  stop_job(*p->job, "partition " + std::to_string(p->index) + ": " + what_failed + " failed: " + what, false);
   retire(std::move(p), false);
 }
 
-void Engine::Impl::move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event) {
+void Engine::Impl::move_stage(Partition& p, Stage to, const BufferBytes& bytes, const char* event) {
+  const std::string what = std::string(event ? event : stage_name(to)) + " " + p.label;
   if (p.in_tracker) {
-    tracker.move(p.stage, to, p.tracked, bytes, event + " " + p.label);
+    tracker.move(p.stage, to, p.tracked, bytes, what);
   } else {
-    tracker.enter(to, bytes, event + " " + p.label);
+    tracker.enter(to, bytes, what);
     p.in_tracker = true;
   }
   p.stage = to;
   p.tracked = bytes;
 }
 
-void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
-  p->set_where(completed ? "dealloc" : "dropping");
-  if (p->holds_permit) {
-    p->holds_permit = false;
-    permits.release(1);
+namespace {
+
+// The job's own sum of a phase (JobTimings), nullptr for kTotal (set once, at the job's end).
+double* job_timing(JobTimings& t, Phase phase) {
+  switch (phase) {
+    case Phase::kQueueWait:
+      return &t.queue_wait;
+    case Phase::kParamLoad:
+      return &t.param_load;
+    case Phase::kSynthesis:
+      return &t.synthesis;
+    case Phase::kGpu:
+      return &t.gpu;
+    case Phase::kFinalize:
+      return &t.finalize;
+    case Phase::kVerify:
+      return &t.verify;
+    case Phase::kTotal:
+    case Phase::kNone:
+      break;
   }
-  if (p->in_tracker) move_stage(*p, Stage::kDeallocPending, p->tracked, completed ? "dealloc_pending" : "drop");
-  dealloc->post([this, p = std::move(p), completed] {
-    try {
-      p->assignment.reset();  // the large free, here on the deallocation thread
-      p->params.reset();
-      charge_idle_host_memory();  // a dropped partition's compact copies went back to its backend
-      if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
-      if (p->in_tracker) {
-        tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
-        p->in_tracker = false;
-      }
-    } catch (const std::exception& e) {
-      spdlog::error("partition {}: releasing its buffers failed: {}", p->label, e.what());
-    }
-    partition_ended(*p);  // always: a job must end
-  });
+  return nullptr;
 }
 
-void Engine::Impl::partition_ended(Partition& p) {
-  Job& job = *p.job;
-  bool last_job = false;
-  {
+}  // namespace
+
+void Engine::Impl::observe_stage(Stage s, const std::string& worker, const Partition& p, Clock::time_point a,
+                                 Clock::time_point b) {
+  const StageInfo& info = stage_info(s);
+  const double seconds = seconds_between(a, b);
+  if (info.phase != Phase::kNone) {
     std::lock_guard lock(mutex);
-    job.ended_partitions++;
-    if (job.ended_partitions < job.proofs.size()) return;
-    last_job = std::none_of(jobs.begin(), jobs.end(),
-                            [&](const auto& j) { return j.second.get() != &job && !ended(j.second->state); });
+    phases[size_t(info.phase)].observe(seconds);
+    if (double* t = job_timing(p.job->timings, info.phase)) *t += seconds;
   }
-  // The engine is about to be idle: what the backends keep for later partitions goes first (the
-  // device is idle, so unlocking it stalls no proof; the next job makes it again), so that an
-  // idle engine holds nothing but resident parameters.
-  if (last_job) trim_backends();
-  if (job.input_bytes) {
-    budget.release(job.input_bytes);
-    tracker.input_leave(int64_t(job.input_bytes), "input " + job.id);
-  }
-  std::lock_guard lock(mutex);
-  job.timings.total = seconds_between(job.submitted, Clock::now());
-  if (job.cancel_requested) {
-    job.state = JobState::kCancelled;
-    jobs_cancelled++;
-  } else if (!job.error.empty()) {
-    job.state = JobState::kFailed;
-    jobs_failed++;
-  } else {
-    job.state = JobState::kSucceeded;
-    jobs_completed++;
-    phases["total"].observe(job.timings.total);
-  }
-  spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
-               job.error, job.timings.total);
-  job_ended.notify_all();
-}
-
-void Engine::Impl::observe_phase(const std::string& phase, double seconds) {
-  std::lock_guard lock(mutex);
-  phases[phase].observe(seconds);
-}
-
-void Engine::Impl::span(const std::string& track, const std::string& name, Clock::time_point a, Clock::time_point b) {
-  if (timeline) timeline->span(track, name, a, b);
+  if (timeline && *info.span) timeline->span(worker, std::string(info.span) + " " + p.label, a, b);
 }
 
 EngineSnapshot Engine::snapshot() const {
@@ -541,10 +509,17 @@ EngineSnapshot Engine::snapshot() const {
   s.queued_partitions = m.work_queue.size();
   s.gpu_queue_depth = m.gpu_queue.size();
   s.buffers = m.tracker.snapshot();
-  for (const auto& info : m.params.list()) s.params.push_back({info.id, info.host_bytes, 0, info.in_use});
   int64_t device_bytes = 0;
   for (auto& d : m.devices) device_bytes += int64_t(d->backend->resident_bytes());
-  s.buffers.srs_device_bytes = device_bytes;
+  s.buffers.parameters_device_bytes = device_bytes;
+  // The backends count device bytes per device, not per set; a set's are known when it is the
+  // only one resident (every device copy is released before its host set is evicted).
+  const auto sets = m.params.list();
+  for (const auto& info : sets) {
+    ParamStatus ps{info.id, info.host_bytes, std::nullopt, info.in_use};
+    if (sets.size() == 1) ps.device_bytes = device_bytes;
+    s.params.push_back(std::move(ps));
+  }
   s.gpu_busy_seconds = double(m.gpu_busy_micros.load()) / 1e6;
   s.uptime_seconds = seconds_between(m.started, Clock::now());
   std::lock_guard lock(m.mutex);
@@ -553,15 +528,12 @@ EngineSnapshot Engine::snapshot() const {
   s.jobs_failed = m.jobs_failed;
   s.jobs_cancelled = m.jobs_cancelled;
   s.partitions_proved = m.partitions_proved;
-  for (const char* phase : {"queue_wait", "param_load", "synthesis", "gpu", "finalize", "verify", "total"}) {
-    auto it = m.phases.find(phase);
-    s.phase_seconds.emplace_back(phase, it == m.phases.end() ? Histogram{} : it->second);
-  }
+  for (size_t i = 0; i < kPhaseCount; i++) s.phase_seconds.emplace_back(phase_name(Phase(i)), m.phases[i]);
   for (const auto& w : m.live) {
     auto p = w.lock();
     if (!p) continue;
     std::lock_guard wl(p->where_mutex);
-    s.partitions.push_back({p->job->id, p->job->input->kind(), p->index, p->where, p->worker});
+    s.partitions.push_back({p->job->id, p->job->input->kind(), p->index, stage_name(p->where), p->worker});
   }
   // Jobs per kind: pending until one of their partitions is admitted.
   std::map<std::string, KindQueue> kinds;
@@ -576,7 +548,7 @@ EngineSnapshot Engine::snapshot() const {
   for (const auto& d : m.devices) {
     const groth16::DeviceInfo info = d->backend->device_info();
     DeviceStatus ds{info.ordinal, info.name, info.memory_total, info.memory_free, {}, {}};
-    const std::string prefix = "gpu-" + d->backend->name() + "-";
+    const std::string prefix = std::string(worker_name(Worker::kGpu)) + "-" + d->backend->name() + "-";
     for (const auto& ps : s.partitions) {
       if (ps.worker.rfind(prefix, 0) == 0) {
         ds.current_job = ps.request_id;

@@ -1,7 +1,7 @@
 // The pipelined proving engine (see docs/ARCHITECTURE.md, "Engine"):
 //   queue -> admission (budget) -> synthesis workers -> GPU queue -> GPU workers (prove_start)
-//   -> finalizers (prove_finish, verify) -> deallocation thread,
-// with the buffer tracker counting every large buffer by stage. Thread-safe: any number of
+//   -> finalizer workers (prove_finish, verify) -> deallocation thread,
+// with the buffer tracker counting every large buffer by stage (stages.hpp names them all). Thread-safe: any number of
 // threads may submit, await, cancel and read status at once.
 #pragma once
 
@@ -51,14 +51,16 @@ struct PartitionStatus {
   std::string request_id;
   std::string kind;
   uint32_t partition = 0;
-  std::string stage;   // "queued", "admitted", a tracker stage name, "verifying"
-  std::string worker;  // e.g. "synth-2", "gpu-cuda:0-0", "final-0"
+  std::string stage;   // a stage name (stages.hpp): queued, waiting_budget, ..., dealloc_pending
+  std::string worker;  // the worker running it, e.g. "synthesis-2", "gpu-cuda:0-0", "finalizer-0"; may be empty
 };
 
 struct ParamStatus {
   std::string param_id;
   int64_t host_bytes = 0;
-  int64_t device_bytes = 0;
+  // The backends count device memory per device, not per set: known only while the set is the
+  // one resident (then every device-resident parameter byte is its own; 0 on the CPU).
+  std::optional<int64_t> device_bytes;
   bool in_use = false;
 };
 
@@ -91,7 +93,8 @@ struct EngineSnapshot {
   std::vector<KindQueue> kinds;             // every kind with jobs not yet ended
   std::vector<DeviceStatus> devices;
   std::vector<ParamStatus> params;
-  // Per phase: queue_wait, param_load, synthesis, gpu, finalize, verify, total.
+  // Per phase (stages.hpp's Phase, in its order): queue_wait, param_load, synthesis, gpu,
+  // finalize, verify, total.
   std::vector<std::pair<std::string, Histogram>> phase_seconds;
   double gpu_busy_seconds = 0;  // summed over GPU workers
   double uptime_seconds = 0;

@@ -1,7 +1,9 @@
-// The engine's private state, shared by the stage files (synthesis.cpp, gpu_worker.cpp,
-// finalizer.cpp) and engine.cpp. Not part of the public API.
+// The engine's private state, shared by engine.cpp, admission.cpp and the workers' files
+// (synthesis_worker.cpp, gpu_worker.cpp, finalizer_worker.cpp; stages.hpp says which runs what).
+// Not part of the public API.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +19,7 @@
 #include "engine/engine.hpp"
 #include "engine/param_manager.hpp"
 #include "engine/partition_queue.hpp"
+#include "engine/stages.hpp"
 #include "engine/timeline.hpp"
 #include "engine/tracker.hpp"
 #include "ff/os_rng.hpp"
@@ -31,6 +34,10 @@ using ff::Fr;
 
 inline double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+inline bool ended(JobState s) {
+  return s == JobState::kSucceeded || s == JobState::kFailed || s == JobState::kCancelled;
 }
 
 // The shape of one partition, known before synthesis, and the bytes it will hold.
@@ -72,18 +79,19 @@ struct Partition {
   std::atomic<uint64_t> reserved{0};  // bytes of the budget this partition holds
   bool holds_permit = false;          // semaphore policies
   bool in_tracker = false;
-  Stage stage = Stage::kSynthRunning;
-  BufferBytes tracked{};  // what the tracker counts for it in `stage`
+  Stage stage = Stage::kSynthRunning;  // the tracked stage that counts its buffers
+  BufferBytes tracked{};               // what the tracker counts for it in `stage`
   std::shared_ptr<const ParamSet> params;
   std::unique_ptr<r1cs::ProvingAssignment> assignment;
   groth16::PendingProof pending;
   Clock::time_point queued_at;
-  // For the status document.
+  // For the status document: the stage it is in now (tracked or not) and the worker running it.
   std::mutex where_mutex;
-  std::string where = "queued", worker;
-  void set_where(std::string w, std::string by = {}) {
+  Stage where = Stage::kQueued;
+  std::string worker;
+  void set_where(Stage s, std::string by = {}) {
     std::lock_guard lock(where_mutex);
-    where = std::move(w);
+    where = s;
     worker = std::move(by);
   }
 };
@@ -97,17 +105,19 @@ struct Engine::Impl {
   explicit Impl(EngineConfig cfg);
   ~Impl();
 
-  // Stages (each in its own file). Each *_one hands its partition on or retires it; an
-  // exception leaves the partition with the caller, which fails it.
-  void synthesis_loop(unsigned worker);
-  void synthesize_one(std::shared_ptr<Partition>& p, const std::string& track);
-  void gpu_loop(Device& device, unsigned worker);
-  void prove_start_one(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& track);
-  void finalizer_loop(unsigned worker);
-  void finish_one(std::shared_ptr<Partition>& p, const std::string& track);
-  // Fails the partition's job with the stage's error and retires the partition.
-  void fail(std::shared_ptr<Partition> p, const char* stage, const std::string& what);
+  // The workers, one file each: run_*_worker pops partitions and hands each to its *_partition
+  // function, which passes it on or retires it; an exception leaves the partition with the
+  // worker, which fails it. `name` is the worker's thread and timeline track name.
+  void run_synthesis_worker(unsigned index);
+  void synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name);
+  void run_gpu_worker(Device& device, unsigned index);
+  void prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& name);
+  void run_finalizer_worker(unsigned index);
+  void finish_partition(std::shared_ptr<Partition>& p, const std::string& name);
+  // Fails the partition's job with the error of the work `what_failed` and retires the partition.
+  void fail(std::shared_ptr<Partition> p, const char* what_failed, const std::string& what);
 
+  // admission.cpp: what a partition takes from the budget and gives back.
   // Admission under the configured policy; false when the partition was dropped meanwhile.
   bool admit(Partition& p);
   // Hands a partition's buffers to the deallocation thread; when they are freed the
@@ -123,9 +133,12 @@ struct Engine::Impl {
   void trim_backends();
   // trim_backends, when what it frees would let `need` bytes fit in the budget.
   void trim_backends_if_that_fits(uint64_t need);
-  void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const std::string& event);
-  void observe_phase(const std::string& phase, double seconds);
-  void span(const std::string& track, const std::string& name, Clock::time_point a, Clock::time_point b);
+  // Moves p's buffers to a tracked stage (its first: enters the tracker); the event is logged
+  // under the stage's name, or `event` when given.
+  void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const char* event = nullptr);
+  // Time spent in a stage: its phase histogram, and its timeline span (if it has one) on the
+  // worker's track.
+  void observe_stage(Stage s, const std::string& worker, const Partition& p, Clock::time_point a, Clock::time_point b);
 
   EngineConfig config;
   Clock::time_point started = Clock::now();
@@ -151,7 +164,7 @@ struct Engine::Impl {
   std::mutex shutdown_mutex;  // one shutdown at a time
   bool stopped = false;       // guarded by shutdown_mutex
   uint64_t jobs_completed = 0, jobs_failed = 0, jobs_cancelled = 0, partitions_proved = 0;
-  std::map<std::string, Histogram> phases;
+  std::array<Histogram, kPhaseCount> phases;  // by Phase
   std::atomic<int64_t> gpu_busy_micros{0};
   unsigned synthesis_workers = 0, gpu_workers = 0;
   std::vector<std::thread> threads;

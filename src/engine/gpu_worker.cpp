@@ -1,19 +1,23 @@
-// Stage 5: GPU workers. prove_start runs the H polynomial and the G1 MSMs on the device (or on
-// the CPU backend); a/b/c go to the deallocation thread the moment the prover releases them,
-// and their share of the reservation returns to the budget once they are freed.
+// The GPU workers (stages on_gpu and abc_freed): prove_start runs the H polynomial and the G1
+// MSMs on the device (or on the CPU backend); a/b/c go to the deallocation thread the moment the
+// prover releases them, and their share of the reservation returns to the budget once they are
+// freed; the partition then goes to the finalizer queue.
 #include <spdlog/spdlog.h>
 
 #include "engine/engine_impl.hpp"
+#include "engine/thread_name.hpp"
 #include "ff/os_rng.hpp"
 
 namespace cuzk::engine {
 
-void Engine::Impl::gpu_loop(Device& device, unsigned worker) {
-  const std::string track = "gpu-" + device.backend->name() + "-" + std::to_string(worker);
+void Engine::Impl::run_gpu_worker(Device& device, unsigned index) {
+  const std::string name =
+      std::string(worker_name(Worker::kGpu)) + "-" + device.backend->name() + "-" + std::to_string(index);
+  name_this_thread(name);
   ff::OsRng rng;
   while (auto p = gpu_queue.pop()) {
     try {
-      prove_start_one(p, device, rng, track);
+      prove_start_partition(p, device, rng, name);
     } catch (const std::exception& e) {
       if (p) fail(std::move(p), "prove_start", e.what());
     }
@@ -21,23 +25,23 @@ void Engine::Impl::gpu_loop(Device& device, unsigned worker) {
 }
 
 // Hands p on (finalizer queue) or retires it; p is left non-null only when an exception escapes.
-void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng,
-                                   const std::string& track) {
+void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng,
+                                         const std::string& name) {
   if (p->holds_permit) {  // semaphore-hold-until-delivered: delivered now
     p->holds_permit = false;
     permits.release(1);
   }
   Job& job = *p->job;
   if (job.stop) return retire(std::move(p), false);
-  p->set_where(stage_name(Stage::kOnGpu), track);
-  move_stage(*p, Stage::kOnGpu, p->tracked, "gpu_start");
+  p->set_where(Stage::kOnGpu, name);
+  move_stage(*p, Stage::kOnGpu, p->tracked);
   BufferBytes abc_only{};
   abc_only[size_t(BufferClass::kAbc)] = p->tracked[size_t(BufferClass::kAbc)];
   // The vectors leave the partition here; the tracker shows them as pending deallocation.
   // The sink runs inside prove_start, while this thread holds p.
   Partition* raw = p.get();
   p->assignment->set_abc_sink([this, raw, abc_only](r1cs::ReleasedAbc&& abc) {
-    tracker.move_bytes(Stage::kOnGpu, Stage::kDeallocPending, abc_only, "abc_released " + raw->label);
+    tracker.move_bytes(Stage::kOnGpu, Stage::kDeallocPending, abc_only, "a/b/c released " + raw->label);
     raw->tracked[size_t(BufferClass::kAbc)] = 0;
     const uint64_t share = uint64_t(abc_only[size_t(BufferClass::kAbc)]);
     raw->reserved -= share;
@@ -50,7 +54,7 @@ void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device
       // share that counted them goes (counted twice for a moment, never missed).
       charge_idle_host_memory();
       budget.release(share);
-      tracker.leave_bytes(Stage::kDeallocPending, abc_only, "abc_freed " + label);
+      tracker.leave_bytes(Stage::kDeallocPending, abc_only, "a/b/c freed " + label);
     });
   });
   const auto t0 = Clock::now();
@@ -63,14 +67,9 @@ void Engine::Impl::prove_start_one(std::shared_ptr<Partition>& p, Device& device
   const auto t1 = Clock::now();
   p->assignment->set_abc_sink(nullptr);
   gpu_busy_micros += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-  span(track, "prove_start " + p->label, t0, t1);
-  observe_phase("gpu", seconds_between(t0, t1));
-  {
-    std::lock_guard lock(mutex);
-    job.timings.gpu += seconds_between(t0, t1);
-  }
-  p->set_where(stage_name(Stage::kAbcFreed));
-  move_stage(*p, Stage::kAbcFreed, p->tracked, "gpu_done");
+  observe_stage(Stage::kOnGpu, name, *p, t0, t1);
+  p->set_where(Stage::kAbcFreed);
+  move_stage(*p, Stage::kAbcFreed, p->tracked);
   const QueueKey key = p->key;
   finalize_queue.push_unbounded(key, std::move(p));
 }

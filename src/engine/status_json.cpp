@@ -9,7 +9,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
   using nlohmann::json;
   const auto& b = s.buffers;
   json stages = json::object();
-  for (size_t i = 0; i < kStageCount; i++) {
+  for (size_t i = 0; i < kTrackedStageCount; i++) {
     json classes = json::object();
     for (size_t c = 0; c < kBufferClassCount; c++) classes[buffer_class_name(BufferClass(c))] = b.stages[i].bytes[c];
     stages[stage_name(Stage(i))] = {
@@ -39,7 +39,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
   for (const auto& p : s.params) {
     params.push_back({{"param_id", p.param_id},
                       {"host_bytes", p.host_bytes},
-                      {"device_bytes", p.device_bytes},
+                      {"device_bytes", p.device_bytes ? json(*p.device_bytes) : json(nullptr)},
                       {"in_use", p.in_use}});
   }
   json phases = json::object();
@@ -68,8 +68,8 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"input_bytes", b.input_bytes},
         {"tracked_bytes", b.tracked_bytes()},
         {"peak_tracked_bytes", b.peak_tracked_bytes},
-        {"srs_host_bytes", b.srs_host_bytes},
-        {"srs_device_bytes", b.srs_device_bytes},
+        {"parameters_host_bytes", b.parameters_host_bytes},
+        {"parameters_device_bytes", b.parameters_device_bytes},
         {"pinned_pool_bytes", b.pinned_pool_bytes},
         {"abc_pinned_bytes", b.abc_pinned_bytes},
         {"abc_kept_bytes", b.abc_kept_bytes},

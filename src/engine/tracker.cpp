@@ -3,32 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <spdlog/spdlog.h>
+#include <stdexcept>
 #include <unistd.h>
 
 #include "engine/timeline.hpp"
 
 namespace cuzk::engine {
-
-const char* stage_name(Stage s) {
-  switch (s) {
-    case Stage::kSynthRunning:
-      return "synth_running";
-    case Stage::kSynthDoneWaitingGpu:
-      return "synth_done_waiting_gpu";
-    case Stage::kOnGpu:
-      return "on_gpu";
-    case Stage::kAbcFreed:
-      return "abc_freed";
-    case Stage::kFinalizingBG2:
-      return "finalizing_b_g2";
-    case Stage::kDeallocPending:
-      return "dealloc_pending";
-    case Stage::kCount:
-      break;
-  }
-  return "?";
-}
 
 const char* buffer_class_name(BufferClass c) {
   switch (c) {
@@ -79,6 +61,12 @@ BufferTracker::BufferTracker(bool log_events, Timeline* timeline) : log_events_(
 
 namespace {
 
+// The tracker counts tracked stages only; the others have no counters.
+size_t tracked_index(Stage s) {
+  if (!tracked(s)) throw std::logic_error(std::string("the buffer tracker has no stage ") + stage_name(s));
+  return size_t(s);
+}
+
 void add(StageCounters& c, const BufferBytes& bytes, int64_t sign) {
   c.partitions += sign;
   for (size_t i = 0; i < kBufferClassCount; i++) c.bytes[i] += sign * bytes[i];
@@ -100,21 +88,21 @@ std::string human(int64_t b) {
 
 void BufferTracker::enter(Stage s, const BufferBytes& bytes, const std::string& what) {
   std::lock_guard lock(mutex_);
-  add(s_.stages[size_t(s)], bytes, +1);
+  add(s_.stages[tracked_index(s)], bytes, +1);
   event_locked(what);
 }
 
 void BufferTracker::move(Stage from, Stage to, const BufferBytes& from_bytes, const BufferBytes& to_bytes,
                          const std::string& what) {
   std::lock_guard lock(mutex_);
-  add(s_.stages[size_t(from)], from_bytes, -1);
-  add(s_.stages[size_t(to)], to_bytes, +1);
+  add(s_.stages[tracked_index(from)], from_bytes, -1);
+  add(s_.stages[tracked_index(to)], to_bytes, +1);
   event_locked(what);
 }
 
 void BufferTracker::leave(Stage s, const BufferBytes& bytes, const std::string& what, bool completed) {
   std::lock_guard lock(mutex_);
-  add(s_.stages[size_t(s)], bytes, -1);
+  add(s_.stages[tracked_index(s)], bytes, -1);
   if (completed) s_.done_partitions++;
   event_locked(what);
 }
@@ -122,15 +110,15 @@ void BufferTracker::leave(Stage s, const BufferBytes& bytes, const std::string& 
 void BufferTracker::move_bytes(Stage from, Stage to, const BufferBytes& bytes, const std::string& what) {
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < kBufferClassCount; i++) {
-    s_.stages[size_t(from)].bytes[i] -= bytes[i];
-    s_.stages[size_t(to)].bytes[i] += bytes[i];
+    s_.stages[tracked_index(from)].bytes[i] -= bytes[i];
+    s_.stages[tracked_index(to)].bytes[i] += bytes[i];
   }
   event_locked(what);
 }
 
 void BufferTracker::leave_bytes(Stage s, const BufferBytes& bytes, const std::string& what) {
   std::lock_guard lock(mutex_);
-  for (size_t i = 0; i < kBufferClassCount; i++) s_.stages[size_t(s)].bytes[i] -= bytes[i];
+  for (size_t i = 0; i < kBufferClassCount; i++) s_.stages[tracked_index(s)].bytes[i] -= bytes[i];
   event_locked(what);
 }
 
@@ -148,10 +136,10 @@ void BufferTracker::input_leave(int64_t bytes, const std::string& what) {
   event_locked(what);
 }
 
-void BufferTracker::set_srs_bytes(int64_t host, int64_t device, const std::string& what) {
+void BufferTracker::set_parameters_bytes(int64_t host, int64_t device, const std::string& what) {
   std::lock_guard lock(mutex_);
-  s_.srs_host_bytes = host;
-  s_.srs_device_bytes = device;
+  s_.parameters_host_bytes = host;
+  s_.parameters_device_bytes = device;
   event_locked(what);
 }
 
@@ -199,31 +187,34 @@ void BufferTracker::event_locked(const std::string& what) {
   s_.peak_rss_bytes = std::max(s_.peak_rss_bytes, s_.rss_bytes);
   if (log_events_ && spdlog::should_log(spdlog::level::info)) {
     std::string line;
-    for (size_t i = 0; i < kStageCount; i++) {
+    for (size_t i = 0; i < kTrackedStageCount; i++) {
       const auto& c = s_.stages[i];
-      line +=
-          " " + std::string(stage_name(Stage(i))) + "=" + std::to_string(c.partitions) + "/" + human(c.total_bytes());
+      fmt::format_to(std::back_inserter(line), " {}={}/{}", stage_name(Stage(i)), c.partitions, human(c.total_bytes()));
     }
     spdlog::info(
-        "{:<40} |{} done={} | input={}/{} | srs host={} dev={} | pinned staging={} abc={} | kept abc={} | budget "
+        "{:<40} |{} done={} | input={}/{} | parameters host={} dev={} | pinned staging={} abc={} | kept abc={} | "
+        "budget "
         "{}/{} | rss {}",
-        what, line, s_.done_partitions, s_.input_jobs, human(s_.input_bytes), human(s_.srs_host_bytes),
-        human(s_.srs_device_bytes), human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes),
-        human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
+        what, line, s_.done_partitions, s_.input_jobs, human(s_.input_bytes), human(s_.parameters_host_bytes),
+        human(s_.parameters_device_bytes), human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes),
+        human(s_.abc_kept_bytes), human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {
       std::vector<std::pair<std::string, double>> values;
-      for (size_t i = 0; i < kStageCount; i++) values.emplace_back(stage_name(Stage(i)), double(s_.stages[i].bytes[c]));
+      for (size_t i = 0; i < kTrackedStageCount; i++)
+        values.emplace_back(stage_name(Stage(i)), double(s_.stages[i].bytes[c]));
       timeline_->counter(std::string(buffer_class_name(BufferClass(c))) + " bytes", values);
     }
     std::vector<std::pair<std::string, double>> parts;
-    for (size_t i = 0; i < kStageCount; i++) parts.emplace_back(stage_name(Stage(i)), double(s_.stages[i].partitions));
+    for (size_t i = 0; i < kTrackedStageCount; i++)
+      parts.emplace_back(stage_name(Stage(i)), double(s_.stages[i].partitions));
     timeline_->counter("partitions", parts);
     timeline_->counter("input bytes", {{"input", double(s_.input_bytes)}});
     timeline_->counter("budget bytes", {{"used", double(s_.budget_used)}, {"total", double(s_.budget_total)}});
     timeline_->counter("process RSS bytes", {{"rss", double(s_.rss_bytes)}});
-    timeline_->counter("srs bytes", {{"host", double(s_.srs_host_bytes)}, {"device", double(s_.srs_device_bytes)}});
+    timeline_->counter("parameters bytes",
+                       {{"host", double(s_.parameters_host_bytes)}, {"device", double(s_.parameters_device_bytes)}});
     timeline_->counter("backend host bytes", {{"pinned staging", double(s_.pinned_pool_bytes)},
                                               {"pinned abc", double(s_.abc_pinned_bytes)},
                                               {"kept abc", double(s_.abc_kept_bytes)}});

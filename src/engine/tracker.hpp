@@ -1,5 +1,5 @@
-// The buffer tracker: for every pipeline stage, how many partitions are in it and how many
-// bytes of each large buffer class they hold; plus the parameters resident in host and device
+// The buffer tracker: for every tracked stage (stages.hpp), how many partitions are in it and how
+// many bytes of each large buffer class they hold; plus the parameters resident in host and device
 // memory, the pinned staging pool and the budget. Every stage change is one event: the tracker
 // logs one line with all counters, feeds the timeline, and keeps the peaks the bench reports.
 #pragma once
@@ -10,21 +10,11 @@
 #include <mutex>
 #include <string>
 
+#include "engine/stages.hpp"
+
 namespace cuzk::engine {
 
 class Timeline;
-
-enum class Stage : uint8_t {
-  kSynthRunning,
-  kSynthDoneWaitingGpu,
-  kOnGpu,
-  kAbcFreed,
-  kFinalizingBG2,
-  kDeallocPending,
-  kCount,
-};
-inline constexpr size_t kStageCount = size_t(Stage::kCount);
-const char* stage_name(Stage s);
 
 // kSynthScratch: what the circuit's synthesis holds besides the assignment (only while
 // synth_running).
@@ -42,9 +32,9 @@ struct StageCounters {
 };
 
 struct TrackerSnapshot {
-  std::array<StageCounters, kStageCount> stages;
-  int64_t done_partitions = 0;  // cumulative, not live
-  int64_t srs_host_bytes = 0, srs_device_bytes = 0, pinned_pool_bytes = 0;
+  std::array<StageCounters, kTrackedStageCount> stages;  // by tracked Stage
+  int64_t done_partitions = 0;                           // cumulative, not live
+  int64_t parameters_host_bytes = 0, parameters_device_bytes = 0, pinned_pool_bytes = 0;
   // a/b/c page-locked by the backends for their uploads (part of the kAbc bytes above, but for
   // the kept copies below).
   int64_t abc_pinned_bytes = 0;
@@ -66,7 +56,8 @@ class BufferTracker {
  public:
   BufferTracker(bool log_events, Timeline* timeline);
 
-  // A partition enters its first stage, moves between stages, and leaves (buffers freed).
+  // A partition enters its first stage, moves between stages, and leaves (buffers freed); only
+  // tracked stages.
   void enter(Stage s, const BufferBytes& bytes, const std::string& what);
   void move(Stage from, Stage to, const BufferBytes& from_bytes, const BufferBytes& to_bytes, const std::string& what);
   void leave(Stage s, const BufferBytes& bytes, const std::string& what, bool completed);
@@ -78,7 +69,7 @@ class BufferTracker {
   void input_enter(int64_t bytes, const std::string& what);
   void input_leave(int64_t bytes, const std::string& what);
 
-  void set_srs_bytes(int64_t host, int64_t device, const std::string& what);
+  void set_parameters_bytes(int64_t host, int64_t device, const std::string& what);
   // Host bytes owned by the backends: the staging buffers and the a/b/c locked for their upload
   // (page-locked), and what they keep between partitions. The tracker asks at every event and
   // snapshot (the probe must not block).

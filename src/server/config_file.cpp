@@ -245,6 +245,12 @@ void validate_config(const DaemonConfig& c) {
                       ") is less than engine.max_partitions_per_job (" +
                       std::to_string(c.engine.max_partitions_per_job) + "): the largest job could never be queued");
   }
+  if (c.engine.policy != engine::Policy::kBudget && !c.allow_comparison_policies) {
+    throw ConfigError("engine.policy (--policy) '" + std::string(engine::policy_name(c.engine.policy)) +
+                      "' is a comparison policy: it does not bound host memory (it reproduces how earlier designs ran "
+                      "out of it) and is meant for cuzk-bench pipeline; use policy 'budget', or set "
+                      "engine.allow_comparison_policies = true (--allow-comparison-policies) to run it anyway");
+  }
 }
 
 namespace {

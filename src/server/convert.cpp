@@ -291,16 +291,18 @@ void to_proto(const engine::EngineSnapshot& s, v1::GetStatusResponse* out) {
     std::optional<std::string> circuit = circuit_id_for_param(p.param_id);
     v1::SRSStatus* srs = out->add_loaded_srs();
     srs->set_circuit_id(circuit.value_or(p.param_id));
-    srs->set_tier(p.device_bytes > 0 ? v1::SRSStatus::HOT : v1::SRSStatus::WARM);
+    // Device bytes per set are known only while one set is resident (engine::ParamStatus).
+    const int64_t device_bytes = std::max<int64_t>(p.device_bytes.value_or(0), 0);
+    srs->set_tier(device_bytes > 0 ? v1::SRSStatus::HOT : v1::SRSStatus::WARM);
     srs->set_size_bytes(uint64_t(std::max<int64_t>(p.host_bytes, 0)));
     srs->set_ref_count(p.in_use ? 1 : 0);
     srs->set_param_id(p.param_id);
-    srs->set_device_bytes(uint64_t(std::max<int64_t>(p.device_bytes, 0)));
+    srs->set_device_bytes(uint64_t(device_bytes));
     v1::ParamSetStatus* ps = out->add_params();
     ps->set_param_id(p.param_id);
     if (circuit) ps->set_circuit_id(*circuit);
     ps->set_host_bytes(p.host_bytes);
-    ps->set_device_bytes(p.device_bytes);
+    ps->set_device_bytes(device_bytes);
     ps->set_in_use(p.in_use);
   }
   for (const engine::KindQueue& k : s.kinds) {

@@ -36,6 +36,10 @@ struct SrsConfig {
 
 struct DaemonConfig {
   engine::EngineConfig engine;
+  // The engine's comparison policies (every one but budget) do not bound host memory: they show
+  // how earlier designs ran out of it, for cuzk-bench pipeline. The daemon refuses them unless
+  // this is set.
+  bool allow_comparison_policies = false;
   SrsConfig srs;
   std::string listen;         // empty: default_address() (a unix socket)
   std::string status_listen;  // HTTP /status and /metrics, host:port; empty: off

@@ -1,5 +1,6 @@
 // The Prometheus text exposition (format 0.0.4) of the engine's snapshot and the daemon's own
-// counters, written here because prometheus-cpp is not packaged for Debian 12.
+// counters, made with prometheus-cpp (its registry checks names and labels, its text serializer
+// writes the format); served by the HTTP status port and GetMetrics.
 #pragma once
 
 #include <string>
@@ -20,7 +21,5 @@ struct DaemonMetrics {
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 
 std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetrics& d);
-// A label value with \, " and newline escaped as the format requires.
-std::string escape_label_value(std::string_view v);
 
 }  // namespace cuzk::server

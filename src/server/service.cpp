@@ -322,7 +322,8 @@ std::pair<int64_t, bool> ProvingService::preload(const std::string& id) {
 std::pair<bool, uint64_t> ProvingService::evict(const std::string& id) {
   uint64_t bytes = 0;
   for (const engine::ParamStatus& p : engine_.snapshot().params) {
-    if (p.param_id == id) bytes = uint64_t(std::max<int64_t>(p.host_bytes, 0) + std::max<int64_t>(p.device_bytes, 0));
+    if (p.param_id == id)
+      bytes = uint64_t(std::max<int64_t>(p.host_bytes, 0) + std::max<int64_t>(p.device_bytes.value_or(0), 0));
   }
   bool evicted = engine_.evict_params(id);  // FAILED_PRECONDITION while a job uses it
   if (evicted) spdlog::info("parameters {} evicted", id);

@@ -234,7 +234,13 @@ std::vector<Setting> make_settings() {
                      &engine::parse_policy,
                      {Policy::kBudget, Policy::kSemaphoreReleaseAfterSynth, Policy::kSemaphoreHoldUntilDelivered,
                       Policy::kChannelCapacityWorkers},
-                     "Admission policy; only budget bounds host memory (the others are kept for comparison)"));
+                     "Admission policy; only budget bounds host memory: the others reproduce earlier designs' "
+                     "out-of-memory behaviour for comparison and are refused unless allow_comparison_policies is "
+                     "on"));
+  t.push_back(toggle("engine", "allow_comparison_policies", "--allow-comparison-policies",
+                     field(&DaemonConfig::allow_comparison_policies),
+                     "Accept a comparison policy (any but budget) in this daemon; for measurements only: it does not "
+                     "bound host memory (cuzk-bench pipeline --policy compares them)"));
   t.push_back(text("engine", "param_cache_dir", "--param-cache-dir", field(&EngineConfig::param_cache_dir),
                    "Directory of parameters of our own setup: synthetic circuits', and Filecoin circuits' TEST "
                    "parameters (srs.allow_test_parameters)"));

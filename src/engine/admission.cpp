@@ -1,0 +1,132 @@
+// Admission and retirement: what a partition takes from the memory budget before its synthesis
+// (admit: the budget policy, or the comparison policy being measured) and what it gives back once
+// its buffers are freed (retire), with the job's end when its last partition is gone; and the
+// budget's charge for what the backends keep between partitions.
+#include <algorithm>
+#include <spdlog/spdlog.h>
+
+#include "engine/engine_impl.hpp"
+
+namespace cuzk::engine {
+
+bool Engine::Impl::admit(Partition& p) {
+  const uint64_t need = p.job->shape.total();
+  auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
+  switch (config.policy) {
+    case Policy::kBudget:
+      if (!budget.try_reserve(need)) {
+        p.set_where(Stage::kWaitingBudget);
+        // Idle parameter sets go before work waits, and again whenever the budget changes
+        // while this partition is at the head of the line; but not its own set, which it would
+        // load again at once beyond the budget (submit checked that a partition and its set fit).
+        // The backends' idle copies go too, when that lets the partition in (their unlock
+        // waits for the device, and the next partitions would make them again).
+        auto on_pressure = [&] {
+          params.evict_idle_for(need, p.job->param_id);
+          trim_backends_if_that_fits(need);
+        };
+        if (!budget.reserve(need, give_up, on_pressure)) return false;
+      }
+      break;
+    case Policy::kSemaphoreReleaseAfterSynth:
+    case Policy::kSemaphoreHoldUntilDelivered:
+      p.set_where(Stage::kWaitingPermit);
+      if (!permits.reserve(1, give_up)) return false;
+      p.holds_permit = true;
+      budget.force_reserve(need);  // accounted, not enforced: these policies ignore the budget
+      break;
+    case Policy::kChannelCapacityWorkers:
+      budget.force_reserve(need);
+      break;
+  }
+  p.reserved = need;
+  return true;
+}
+
+void Engine::Impl::charge_idle_host_memory() {
+  std::lock_guard lock(idle_charge_mutex);
+  uint64_t idle = 0;
+  for (auto& d : devices) idle += d->backend->idle_host_bytes();
+  if (idle > idle_charged) budget.force_reserve(idle - idle_charged);
+  if (idle < idle_charged) budget.release(idle_charged - idle);
+  idle_charged = idle;
+}
+
+void Engine::Impl::trim_backends() {
+  for (auto& d : devices) d->backend->trim_host_memory();
+  charge_idle_host_memory();
+}
+
+void Engine::Impl::trim_backends_if_that_fits(uint64_t need) {
+  uint64_t idle = 0;
+  {
+    std::lock_guard lock(idle_charge_mutex);
+    idle = idle_charged;
+  }
+  const uint64_t used = budget.used();
+  if (idle > 0 && used - std::min(used, idle) + need <= budget.total()) trim_backends();
+}
+
+void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
+  p->set_where(Stage::kDeallocPending);
+  if (p->holds_permit) {
+    p->holds_permit = false;
+    permits.release(1);
+  }
+  if (p->in_tracker) {
+    move_stage(*p, Stage::kDeallocPending, p->tracked, completed ? nullptr : "dealloc_pending (dropped)");
+  }
+  dealloc->post([this, p = std::move(p), completed] {
+    try {
+      p->assignment.reset();  // the large free, here on the deallocation thread
+      p->params.reset();
+      charge_idle_host_memory();  // a dropped partition's compact copies went back to its backend
+      if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
+      if (p->in_tracker) {
+        tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
+        p->in_tracker = false;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("partition {}: releasing its buffers failed: {}", p->label, e.what());
+    }
+    partition_ended(*p);  // always: a job must end
+  });
+}
+
+void Engine::Impl::partition_ended(Partition& p) {
+  Job& job = *p.job;
+  bool last_job = false;
+  {
+    std::lock_guard lock(mutex);
+    job.ended_partitions++;
+    if (job.ended_partitions < job.proofs.size()) return;
+    last_job = std::none_of(jobs.begin(), jobs.end(),
+                            [&](const auto& j) { return j.second.get() != &job && !ended(j.second->state); });
+  }
+  // The engine is about to be idle: what the backends keep for later partitions goes first (the
+  // device is idle, so unlocking it stalls no proof; the next job makes it again), so that an
+  // idle engine holds nothing but resident parameters.
+  if (last_job) trim_backends();
+  if (job.input_bytes) {
+    budget.release(job.input_bytes);
+    tracker.input_leave(int64_t(job.input_bytes), "input " + job.id);
+  }
+  std::lock_guard lock(mutex);
+  job.timings.total = seconds_between(job.submitted, Clock::now());
+  if (job.cancel_requested) {
+    job.state = JobState::kCancelled;
+    jobs_cancelled++;
+  } else if (!job.error.empty()) {
+    job.state = JobState::kFailed;
+    jobs_failed++;
+  } else {
+    job.state = JobState::kSucceeded;
+    jobs_completed++;
+    phases[size_t(Phase::kTotal)].observe(job.timings.total);
+  }
+  spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
+               job.error, job.timings.total);
+  job_ended.notify_all();
+}
+
+}  // namespace cuzk::engine

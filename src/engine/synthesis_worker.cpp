@@ -1,0 +1,100 @@
+// The synthesis workers (stages loading_parameters, synth_running and synth_done_waiting_gpu):
+// after admission (admission.cpp), a partition's parameter set is acquired and its proving
+// assignment synthesized on a CPU worker, then it goes to the GPU queue.
+#include <algorithm>
+#include <spdlog/spdlog.h>
+
+#include "engine/engine_impl.hpp"
+#include "engine/thread_name.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+BufferBytes bytes_of(const r1cs::ProvingAssignment& pa) {
+  const auto b = pa.bytes();
+  BufferBytes out{};
+  out[size_t(BufferClass::kAbc)] = int64_t(b.a + b.b + b.c + b.abc_prepared);  // with their compact copies
+  out[size_t(BufferClass::kAux)] = int64_t(b.aux);
+  out[size_t(BufferClass::kInputs)] = int64_t(b.inputs);
+  out[size_t(BufferClass::kDensities)] = int64_t(b.densities);
+  return out;
+}
+
+}  // namespace
+
+void Engine::Impl::run_synthesis_worker(unsigned index) {
+  const std::string name = std::string(worker_name(Worker::kSynthesis)) + "-" + std::to_string(index);
+  name_this_thread(name);
+  while (auto p = work_queue.pop()) {
+    try {
+      synthesize_partition(p, name);
+    } catch (const std::exception& e) {
+      if (p) fail(std::move(p), "synthesis", e.what());
+    }
+  }
+}
+
+// Hands p on (GPU queue) or retires it; p is left non-null only when an exception escapes.
+void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name) {
+  Job& job = *p->job;
+  if (job.stop || !admit(*p)) return retire(std::move(p), false);
+  const auto admitted = Clock::now();
+  {
+    std::lock_guard lock(mutex);
+    if (job.state == JobState::kQueued) job.state = JobState::kRunning;
+  }
+  observe_stage(Stage::kQueued, name, *p, p->queued_at, admitted);
+  // Parameters: loaded once per set and shared while partitions hold them (the first pays).
+  p->set_where(Stage::kLoadingParameters, name);
+  p->params = params.acquire(job.param_id);
+  const auto loaded = Clock::now();
+  observe_stage(Stage::kLoadingParameters, name, *p, admitted, loaded);
+  if (job.stop) return retire(std::move(p), false);  // cancelled meanwhile: skip the synthesis
+
+  p->set_where(Stage::kSynthRunning, name);
+  move_stage(*p, Stage::kSynthRunning, job.shape.bytes);
+  p->assignment = std::make_unique<r1cs::ProvingAssignment>();
+  // Exactly the domain: the CPU prover pads a/b/c in place, with no reallocation.
+  p->assignment->reserve(job.shape.domain, job.shape.aux);
+  job.input->synthesize(p->index, *p->assignment);
+  p->assignment->enforce_input_constraints();
+  // The backend may compact and page-lock a/b/c here, on this thread, so that the GPU worker's
+  // upload is a short DMA (counted in the synthesis span). Any CUDA backend's preparation serves
+  // every device.
+  devices.front()->backend->prepare_assignment(*p->assignment);
+  const auto done = Clock::now();
+  // The circuit's scratch is gone; from here the partition holds what its assignment does,
+  // with the backend's compact a/b/c copies (at most ~49 bytes a constraint, against ~185 of the
+  // synthetic circuit's scratch: they fit in what synthesis held).
+  const BufferBytes actual = bytes_of(*p->assignment);
+  uint64_t actual_total = 0;
+  for (int64_t b : actual) actual_total += uint64_t(b);
+  const uint64_t held = p->reserved;
+  const uint64_t keep = std::max(actual_total, held - std::min(held, job.shape.scratch()));
+  if (keep > held) {  // the estimate was short: account for the truth
+    budget.force_reserve(keep - held);
+  } else if (keep < held) {
+    budget.release(held - keep);
+  }
+  p->reserved = keep;
+  charge_idle_host_memory();  // the preparation may have taken the backend's idle copies
+  move_stage(*p, Stage::kSynthDoneWaitingGpu, actual);
+  observe_stage(Stage::kSynthRunning, name, *p, loaded, done);
+
+  p->set_where(Stage::kSynthDoneWaitingGpu);
+  const QueueKey key = p->key;
+  if (config.policy == Policy::kSemaphoreReleaseAfterSynth) {
+    // The permit goes back now; the partition then waits for the one-slot GPU channel while
+    // holding its memory (the design that ran a 755 GiB host out of memory).
+    p->holds_permit = false;
+    permits.release(1);
+    gpu_queue.push_unbounded(key, std::move(p));
+    return;
+  }
+  // Blocks while the GPU queue is full (its capacity depends on the policy); the
+  // semaphore-hold policy keeps its permit until a GPU worker takes the partition.
+  auto keep_ref = p;
+  if (!gpu_queue.push(key, std::move(p))) retire(std::move(keep_ref), false);
+}
+
+}  // namespace cuzk::engine

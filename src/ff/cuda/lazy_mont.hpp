@@ -4,7 +4,7 @@
 // MontSqrLazyPtx: for operands below 2M the result is below 2M when 8M < 2^(64N)); additions
 // and subtractions reduce by 2M instead of M. That saves 26 of ~660 instructions per product,
 // about 4% of a point addition's; the MSM's accumulation, bound by the IMAD pipe rather than by
-// issue, gained 2.3% (docs/PERF.md, ninth pass). Values are not unique (x and x + M are the
+// issue, gained 2.3% (docs/perf-history.md, ninth pass). Values are not unique (x and x + M are the
 // same element), so only is_zero() compares; canonical() gives the fully reduced MontField (host
 // and device). Fp only (6 limbs: the PTX forms exist for it).
 #pragma once

@@ -32,6 +32,8 @@ def peaks(events):
             series = {"budget used": args.get("used", 0)}
         elif name == "process RSS bytes":
             series = {"process RSS": args.get("rss", 0)}
+        elif name.endswith(" bytes") and len(args) == 1:
+            series = {name[: -len(" bytes")]: next(iter(args.values()))}
         elif name.endswith(" bytes") and set(args) <= STAGES:
             series = {name[: -len(" bytes")]: sum(args.values())}
         elif name.endswith(" bytes"):
@@ -52,7 +54,7 @@ def main(paths):
     print("| peak GiB | " + " | ".join(p for p, _ in tables) + " |")
     print("|---|" + "---|" * len(tables))
     for k in keys:
-        print(f"| {k} | " + " | ".join(f"{t.get(k, 0) / GIB:.2f}" for _, t in tables) + " |")
+        print(f"| {k} | " + " | ".join(f"{t.get(k, 0) / GIB:.3f}" for _, t in tables) + " |")
     return 0
 
 

@@ -1036,10 +1036,16 @@ TEST(DaemonTest, ARetryReusesTheIdOfAnAbandonedProve) {
     grpc::Status s = stub->Prove(&ctx, cuzk::test::prove_request(synthetic_request(16384, 64, "porep-1000-7")), &pr);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   }
-  // Wait until the daemon has seen the caller go away (the job is cancelled then).
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline &&
-         metric(d.http_get("/metrics"), "cuzk_rpc_requests_total{method=\"Prove\",code=\"CANCELLED\"}") != 1) {
+  // Wait until the daemon has seen the caller go away (the job is cancelled then) and the job has
+  // ended: its id is free from then on. A parameter setup in progress runs to its end first
+  // (seconds on a slow or sanitizer build), and until then the id is still in use.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string m = d.http_get("/metrics");
+    if (metric(m, "cuzk_rpc_requests_total{method=\"Prove\",code=\"CANCELLED\"}") == 1 &&
+        metric(m, "cuzk_jobs_active") == 0) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   v1::ProveResponse pr;

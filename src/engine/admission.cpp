@@ -9,13 +9,13 @@
 
 namespace cuzk::engine {
 
-bool Engine::Impl::admit(Partition& p) {
+bool Engine::Impl::admit(Partition& p, const std::string& worker) {
   const uint64_t need = p.job->shape.total();
   auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
   switch (config.policy) {
     case Policy::kBudget:
       if (!budget.try_reserve(need)) {
-        p.set_where(Stage::kWaitingBudget);
+        p.set_where(Stage::kWaitingBudget, worker);
         // Idle parameter sets go before work waits, and again whenever the budget changes
         // while this partition is at the head of the line; but not its own set, which it would
         // load again at once beyond the budget (submit checked that a partition and its set fit).
@@ -30,7 +30,7 @@ bool Engine::Impl::admit(Partition& p) {
       break;
     case Policy::kSemaphoreReleaseAfterSynth:
     case Policy::kSemaphoreHoldUntilDelivered:
-      p.set_where(Stage::kWaitingPermit);
+      p.set_where(Stage::kWaitingPermit, worker);
       if (!permits.reserve(1, give_up)) return false;
       p.holds_permit = true;
       budget.force_reserve(need);  // accounted, not enforced: these policies ignore the budget
@@ -68,7 +68,7 @@ void Engine::Impl::trim_backends_if_that_fits(uint64_t need) {
 }
 
 void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
-  p->set_where(Stage::kDeallocPending);
+  p->set_where(Stage::kDeallocPending, worker_name(Worker::kDealloc));
   if (p->holds_permit) {
     p->holds_permit = false;
     permits.release(1);

@@ -522,6 +522,10 @@ EngineSnapshot Engine::snapshot() const {
   }
   s.gpu_busy_seconds = double(m.gpu_busy_micros.load()) / 1e6;
   s.uptime_seconds = seconds_between(m.started, Clock::now());
+  // The devices' own state first: device_info() asks the driver, which may wait behind a page
+  // lock or an unlock beside a proof, and the workers must not wait for it on the engine's lock.
+  std::vector<groth16::DeviceInfo> device_infos;
+  for (const auto& d : m.devices) device_infos.push_back(d->backend->device_info());
   std::lock_guard lock(m.mutex);
   for (const auto& [id, job] : m.jobs) s.jobs_active += !ended(job->state);
   s.jobs_completed = m.jobs_completed;
@@ -545,8 +549,9 @@ EngineSnapshot Engine::snapshot() const {
   }
   for (auto& [kind, q] : kinds) s.kinds.push_back(q);
   // The devices and what each proves now (a partition whose worker is one of the device's).
-  for (const auto& d : m.devices) {
-    const groth16::DeviceInfo info = d->backend->device_info();
+  for (size_t i = 0; i < m.devices.size(); i++) {
+    const auto& d = m.devices[i];
+    const groth16::DeviceInfo& info = device_infos[i];
     DeviceStatus ds{info.ordinal, info.name, info.memory_total, info.memory_free, {}, {}};
     const std::string prefix = std::string(worker_name(Worker::kGpu)) + "-" + d->backend->name() + "-";
     for (const auto& ps : s.partitions) {

@@ -119,7 +119,7 @@ struct Engine::Impl {
 
   // admission.cpp: what a partition takes from the budget and gives back.
   // Admission under the configured policy; false when the partition was dropped meanwhile.
-  bool admit(Partition& p);
+  bool admit(Partition& p, const std::string& worker);
   // Hands a partition's buffers to the deallocation thread; when they are freed the
   // reservation returns to the budget and the partition counts as ended for its job.
   void retire(std::shared_ptr<Partition> p, bool completed);

@@ -37,7 +37,7 @@ void Engine::Impl::run_synthesis_worker(unsigned index) {
 // Hands p on (GPU queue) or retires it; p is left non-null only when an exception escapes.
 void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name) {
   Job& job = *p->job;
-  if (job.stop || !admit(*p)) return retire(std::move(p), false);
+  if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
   const auto admitted = Clock::now();
   {
     std::lock_guard lock(mutex);

@@ -137,7 +137,7 @@ void release_workspace(int device);
 // From now on, every MSM of the process prints its phases' device times to stderr (level 1: the
 // upload, classify, emit, sort, accumulate, partials and reduce phases; 2: also each kernel of the
 // partial levels and of the window reduction); 0 (the default) prints nothing. A tuning aid
-// (cuzk-bench gpu-msm --phases); the marks cost a few events per MSM.
+// (`cuzk-bench --gpu-msm-phases 1|2 COMMAND`); the marks cost a few events per MSM.
 void set_phase_report(unsigned level);
 
 }  // namespace cuzk::msm::cuda

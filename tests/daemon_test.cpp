@@ -23,6 +23,7 @@
 #include "daemon_harness.hpp"
 #include "daemon_metrics_text.hpp"
 #include "engine/tracker.hpp"
+#include "post_vanilla.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -254,11 +255,18 @@ TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
   v1::SubmitProofRequest wrong_kind = synthetic_request(1024);
   wrong_kind.set_vanilla_proof("{}");
   expect_code(wrong_kind, grpc::StatusCode::INVALID_ARGUMENT, "kind does not match inputs");
-  // Kinds not built yet: UNIMPLEMENTED, with a message naming the kind.
+  // A WindowPoSt partition reaches its kind, which refuses vanilla proofs that are not bincode.
   v1::SubmitProofRequest window_post;
   window_post.set_proof_kind(v1::WINDOW_POST_PARTITION);
+  window_post.set_registered_proof(10);  // StackedDrgWindow2KiBV1_2
+  window_post.set_randomness(std::string(32, '\x01'));
   window_post.add_vanilla_proofs("bincode");
-  expect_code(window_post, grpc::StatusCode::UNIMPLEMENTED, "WindowPoSt");
+  expect_code(window_post, grpc::StatusCode::INVALID_ARGUMENT, "WindowPoSt with malformed vanilla proofs");
+  // Kinds not built yet: UNIMPLEMENTED, with a message naming the kind.
+  v1::SubmitProofRequest snap;
+  snap.set_proof_kind(v1::SNAP_DEALS_UPDATE);
+  snap.add_vanilla_proofs("bincode");
+  expect_code(snap, grpc::StatusCode::UNIMPLEMENTED, "SnapDeals");
 
   // The same id twice while the first is kept: ALREADY_EXISTS.
   v1::SubmitProofResponse resp;
@@ -943,7 +951,7 @@ TEST(DaemonTest, KindsNotBuiltAreUnimplemented) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  for (v1::ProofKind kind : {v1::WINNING_POST, v1::WINDOW_POST_PARTITION, v1::SNAP_DEALS_UPDATE}) {
+  for (v1::ProofKind kind : {v1::SNAP_DEALS_UPDATE}) {
     v1::SubmitProofRequest req;
     req.set_request_id("kind-" + std::to_string(int(kind)));
     req.set_proof_kind(kind);
@@ -1093,6 +1101,43 @@ TEST(DaemonTest, PoRepRequestsAreCheckedWhenSubmitted) {
 
 // Without Filecoin's parameter files and without test parameters allowed, a PoRep proof cannot be
 // made: the answer says so (a refusal, or FAILED with the reason), never a proof.
+// A WindowPoSt partition as Curio sends it (lib/ffi/cuzk_funcs.go WindowPoStCuzk: its request id
+// holds Go's %d of the randomness bytes, spaces and brackets included), over two real 2 KiB
+// presealed sectors, with TEST parameters: the daemon proves it and verifies it before returning
+// its 192 bytes; a wrong randomness is INVALID_ARGUMENT at submit.
+TEST(DaemonTest, WindowPoStPartitionAsCurioSendsIt) {
+  namespace post = cuzk::test::post;
+  const auto sectors = post::preseal_sectors();
+  if (sectors.empty()) GTEST_SKIP() << "no preseal-2KiB test data";
+  DaemonProcess d({"--allow-test-parameters"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  auto stub = d.stub();
+  const auto& info = cuzk::filecoin::post_proof_info(post::RegisteredPoStProof::kStackedDrgWindow2KiBV1_2);
+  const post::Bytes32 r = post::randomness_of(5);
+  v1::SubmitProofRequest req;
+  req.set_request_id("wdpost-1000-0-[1 2 3 4 5 6 7 8]");
+  req.set_proof_kind(v1::WINDOW_POST_PARTITION);
+  req.set_sector_size(2048);
+  req.set_registered_proof(info.id());
+  for (size_t i = 0; i < 2; i++) req.add_vanilla_proofs(post::vanilla_bincode(info.params, sectors[i], r, i));
+  req.set_miner_id(1000);
+  req.set_randomness(std::string(post::view(r)));
+  req.set_partition_index(0);
+  v1::ProveResponse pr;
+  auto ctx = ctx_with_deadline(std::chrono::seconds(300));
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
+  ASSERT_TRUE(s.ok()) << s.error_code() << " " << s.error_message();
+  EXPECT_EQ(pr.result().status(), v1::AwaitProofResponse::COMPLETED) << pr.result().error_message();
+  EXPECT_TRUE(pr.result().verified());
+  EXPECT_EQ(pr.result().proof().size(), 192u);
+  req.set_randomness(std::string(post::view(post::randomness_of(6))));
+  req.set_request_id("wdpost-1000-0-[9]");
+  auto ctx2 = ctx_with_deadline();
+  s = stub->Prove(ctx2.get(), cuzk::test::prove_request(req), &pr);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("wrong randomness"), std::string::npos) << s.error_message();
+}
+
 TEST(DaemonTest, PoRepWithoutParametersSaysWhy) {
   const std::string path = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
   std::ifstream f(path, std::ios::binary);

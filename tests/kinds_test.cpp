@@ -44,7 +44,7 @@ TEST(KindsTest, CircuitIds) {
   EXPECT_EQ(
       param_id_for_circuit_id("porep-2k"),
       filecoin::porep_parameter_id(filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg2KiBV1)).stem);
-  EXPECT_FALSE(param_id_for_circuit_id("wpost-32g").has_value());  // the PoSt kinds are not built yet
+  EXPECT_FALSE(param_id_for_circuit_id("wpost-32g").has_value());  // PoSt circuit ids are not mapped yet
   EXPECT_FALSE(param_id_for_circuit_id("nonsense").has_value());
 }
 
@@ -155,6 +155,20 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   unchecked.verify_digest = false;
   e = error_of(filecoin_parameter_source(unchecked));
   EXPECT_NE(e.find(names.params_name()), std::string::npos) << e;
+  // The PoSt parameter ids too: a bad published WindowPoSt file is refused by its digest, named.
+  for (const auto& post : {filecoin::window_post_parameter_id(2048), filecoin::winning_post_parameter_id(2048),
+                           filecoin::window_post_parameter_id(uint64_t(32) << 30)}) {
+    EXPECT_TRUE(source.serves(post.stem)) << post.stem;
+  }
+  const auto wpost = filecoin::window_post_parameter_id(2048);
+  std::ofstream(env / wpost.params_name()) << "truncated";
+  try {
+    source.load(wpost.stem);
+    ADD_FAILURE() << "a truncated WindowPoSt file loaded";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find((env / wpost.params_name()).string()), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(root / "test")) << "a setup ran";
   std::filesystem::remove_all(root);
 }
 

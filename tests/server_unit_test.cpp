@@ -272,7 +272,7 @@ TEST(ServerUnitTest, RequestValidation) {
 TEST(ServerUnitTest, KindsNotBuiltAreUnimplemented) {
   // Before anything else is looked at: even a request id that breaks the rules (Curio's WindowPoSt
   // ids hold spaces) gets the kind's answer.
-  for (v1::ProofKind kind : {v1::SNAP_DEALS_UPDATE, v1::WINDOW_POST_PARTITION, v1::WINNING_POST}) {
+  for (v1::ProofKind kind : {v1::SNAP_DEALS_UPDATE}) {
     v1::SubmitProofRequest r;
     r.set_request_id("wdpost-1000-0-[1 2 3]");
     r.set_proof_kind(kind);
@@ -287,6 +287,29 @@ TEST(ServerUnitTest, KindsNotBuiltAreUnimplemented) {
   v1::SubmitProofRequest newer;
   newer.set_proof_kind(v1::ProofKind(42));  // a kind of a newer client
   EXPECT_THROW(to_job_request(newer, 64), Unimplemented);
+}
+
+TEST(ServerUnitTest, PoStRequestsReachTheirKind) {
+  // WINDOW_POST_PARTITION and WINNING_POST go to the PoSt kinds (src/kinds/post_input.cpp), which
+  // read the vanilla proofs at submit; Curio's WindowPoSt request id (Go's %d of the randomness
+  // bytes) is taken with '_' for the characters job ids do not hold.
+  for (v1::ProofKind kind : {v1::WINDOW_POST_PARTITION, v1::WINNING_POST}) {
+    v1::SubmitProofRequest r;
+    r.set_request_id("wdpost-1000-0-[1 2 3]");
+    r.set_proof_kind(kind);
+    r.set_registered_proof(kind == v1::WINNING_POST ? 0 : 10);  // StackedDrgWinning2KiBV1, Window2KiBV1_2
+    r.set_miner_id(1000);
+    r.set_randomness(std::string(32, '\x01'));
+    r.add_vanilla_proofs("bincode");
+    try {
+      to_job_request(r, 64);
+      ADD_FAILURE() << v1::ProofKind_Name(kind) << " was accepted";
+    } catch (const InvalidRequest& e) {
+      EXPECT_NE(std::string(e.what()).find("vanilla_proofs[0]"), std::string::npos) << e.what();
+    }
+    r.set_registered_proof(kind == v1::WINNING_POST ? 10 : 0);  // the other type
+    EXPECT_THROW(to_job_request(r, 64), InvalidRequest) << v1::ProofKind_Name(kind);
+  }
 }
 
 TEST(ServerUnitTest, PoRepRequestsAreChecked) {

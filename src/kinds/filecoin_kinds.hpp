@@ -1,6 +1,7 @@
 // Filecoin's proof kinds for the engine (engine/proof_input.hpp): PoRep Commit2 from a Commit1
-// output (as Curio sends it, or the raw JSON), and the parameter source that finds Filecoin's
-// published parameter files. The PoSt and SnapDeals kinds will join them here.
+// output (as Curio sends it, or the raw JSON), WinningPoSt and WindowPoSt (one partition) from
+// Curio's vanilla proofs, and the parameter source that finds Filecoin's published parameter
+// files. The SnapDeals kind will join them here.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/proof_input.hpp"
 
@@ -45,6 +47,25 @@ struct PoRepRequest {
 // returned is filecoin-ffi's seal_commit_phase2 bytes: 192 per partition, concatenated.
 std::shared_ptr<const engine::ProofInput> make_porep_input(const PoRepRequest& request);
 
+struct PoStRequest {
+  bool winning = false;  // WinningPoSt; else one WindowPoSt partition
+  // One bincode FallbackPoStSectorProof per sector (filecoin-ffi's GenerateSingleVanillaProof):
+  // WinningPoSt the challenged sector's; WindowPoSt 1 .. WINDOW_POST_SECTOR_COUNT, the partition's.
+  std::vector<std::string_view> vanilla_proofs;
+  uint64_t registered_proof = 0;  // the RegisteredPoStProof id (0..14), of the request's type
+  uint64_t miner_id = 0;          // for logs (the proof does not depend on it)
+  std::string_view randomness;    // 32 bytes; the top two bits of byte 31 are cleared, as Lotus does
+  uint32_t partition_index = 0;   // WindowPoSt: the partition's index in the deadline; WinningPoSt 0
+  uint64_t sector_size = 0;       // 0: not checked; else must be the registered proof's
+};
+
+// Parses and checks the vanilla proofs: format, tree R's shape, one SectorProof each, no sector
+// twice, every opening the leaf the verifier challenges for this randomness, sector and
+// partition. Throws InvalidProofRequest naming what is wrong. The sectors are proved in the
+// verifier's order (sorted by sector id); one partition, whose proof is the 192 bytes of
+// filecoin-ffi's GenerateSinglePartitionWindowPoStWithVanilla / GenerateWinningPoStWithVanilla.
+std::shared_ptr<const engine::ProofInput> make_post_input(const PoStRequest& request);
+
 struct FilecoinParameterOptions {
   // The parameter cache directory (the configuration's [srs] param_cache); empty:
   // $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters.
@@ -61,7 +82,8 @@ struct FilecoinParameterOptions {
 
 // Serves the PoRep parameter ids (the published stems, "v28-stacked-proof-of-replication-...")
 // and Curio's circuit ids for them ("porep-2k", "porep-8m", "porep-512m", "porep-32g",
-// "porep-64g").
+// "porep-64g"), and the WinningPoSt and WindowPoSt parameter ids ("v28-proof-of-spacetime-
+// fallback-...") of the published sizes.
 engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions& options);
 
 // The parameter id behind one of Curio's SRS circuit ids (PreloadSRS / EvictSRS), or the id

@@ -8,10 +8,14 @@
 #include <mutex>
 #include <set>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include "filecoin/fallback_post_circuit.hpp"
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/porep_parameters.hpp"
+#include "filecoin/registered_post_proof.hpp"
 #include "groth16/param_file.hpp"
+#include "groth16/setup.hpp"
 #include "kinds/filecoin_kinds.hpp"
 
 namespace cuzk::kinds {
@@ -56,6 +60,56 @@ const SealProofInfo* porep_of(const std::string& id) {
   return it == ids.by_stem.end() ? nullptr : it->second;
 }
 
+// The WinningPoSt and WindowPoSt parameter ids of the published sizes, by stem: a registered
+// PoSt proof of that circuit (the API versions of a size share it).
+const filecoin::PoStProofInfo* post_of(const std::string& id) {
+  static const std::map<std::string, const filecoin::PoStProofInfo*> by_stem = [] {
+    std::map<std::string, const filecoin::PoStProofInfo*> out;
+    for (const auto& info : filecoin::post_proofs()) {
+      const uint64_t size = info.params.sector_size;
+      const auto pid = info.type == filecoin::PoStType::kWinning ? filecoin::winning_post_parameter_id(size)
+                                                                 : filecoin::window_post_parameter_id(size);
+      out.emplace(pid.stem, &info);
+    }
+    return out;
+  }();
+  auto it = by_stem.find(id);
+  return it == by_stem.end() ? nullptr : it->second;
+}
+
+// The published parameter id of a served id (PoRep or PoSt).
+filecoin::ParameterId served_id(const std::string& id) {
+  if (const SealProofInfo* info = porep_of(id)) return filecoin::porep_parameter_id(*info);
+  const filecoin::PoStProofInfo* post = post_of(id);
+  const uint64_t size = post->params.sector_size;
+  return post->type == filecoin::PoStType::kWinning ? filecoin::winning_post_parameter_id(size)
+                                                    : filecoin::window_post_parameter_id(size);
+}
+
+// Our own setup of a PoSt circuit (as load_porep_parameters does for PoRep): the cached file in
+// test_dir, else a new setup, written under a temporary name and renamed.
+groth16::Parameters post_test_parameters(const filecoin::PoStProofInfo& info, const std::filesystem::path& path,
+                                         const std::function<void(const std::string&)>& log) {
+  if (std::filesystem::exists(path)) {
+    log("loading TEST parameters (our own setup, not Filecoin's) " + path.string());
+    return groth16::ParameterFile::open(path.string()).decode(groth16::ReadMode::kUnchecked);
+  }
+  log("running a TEST setup of our own for " + std::string(info.name) + "'s circuit, cached as " + path.string());
+  groth16::Parameters params =
+      groth16::generate_parameters(filecoin::FallbackPoStCircuit::blank(info.params), groth16::ToxicWaste::random());
+  std::filesystem::create_directories(path.parent_path());
+  const auto tmp = path.string() + ".partial." + std::to_string(getpid());
+  try {
+    groth16::write_parameters(params, tmp);
+    std::filesystem::rename(tmp, path);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw;
+  }
+  return params;
+}
+
 // The directories searched for a published file, in order.
 std::vector<std::filesystem::path> search_dirs(const FilecoinParameterOptions& o) {
   std::vector<std::filesystem::path> dirs;
@@ -92,24 +146,24 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
     }
   };
   engine::ParameterSource s;
-  s.serves = [](const std::string& id) { return porep_of(id) != nullptr; };
+  s.serves = [](const std::string& id) { return porep_of(id) != nullptr || post_of(id) != nullptr; };
   s.expected_bytes = [options](const std::string& id) -> std::optional<int64_t> {
-    const SealProofInfo* info = porep_of(id);
+    const filecoin::ParameterId names = served_id(id);
     std::error_code ec;
-    if (auto p = find_published(filecoin::porep_parameter_id(*info).params_name(), options)) {
+    if (auto p = find_published(names.params_name(), options)) {
       const auto size = std::filesystem::file_size(*p, ec);
       if (!ec) return int64_t(size);  // points take as many bytes in memory as in the file
     }
     if (options.allow_test_parameters) {
+      // filecoin::test_parameters_name's rule, for PoSt too.
       const auto size = std::filesystem::file_size(
-          std::filesystem::path(options.test_dir) / filecoin::test_parameters_name(*info), ec);
+          std::filesystem::path(options.test_dir) / ("cuzk-TEST-ONLY-" + names.params_name()), ec);
       if (!ec) return int64_t(size);
     }
     return std::nullopt;
   };
   s.load = [options, log](const std::string& id) {
-    const SealProofInfo* info = porep_of(id);
-    const auto names = filecoin::porep_parameter_id(*info);
+    const auto names = served_id(id);
     if (auto path = find_published(names.params_name(), options)) {
       // The digest once per file and process: ~1 s per GB, and the files are up to ~50 GB.
       static std::mutex mutex;
@@ -138,6 +192,11 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
     log("parameters " + names.params_name() + " are not in " + searched +
         ": using a TEST setup of our own for the circuit's shape (random toxic waste); its proofs verify against "
         "its own key only, NEVER on chain");
+    if (const filecoin::PoStProofInfo* post = post_of(id)) {
+      return std::make_unique<groth16::Parameters>(post_test_parameters(
+          *post, std::filesystem::path(options.test_dir) / ("cuzk-TEST-ONLY-" + names.params_name()), log));
+    }
+    const SealProofInfo* info = porep_of(id);
     filecoin::PoRepParameterOptions o;
     o.published_dir = std::filesystem::path("/nonexistent");  // the published directories were searched above
     o.test_dir = options.test_dir;

@@ -20,7 +20,8 @@ namespace {
 constexpr std::array<std::string_view, 5> kPoRepCircuitIds = {"porep-2k", "porep-8m", "porep-512m", "porep-32g",
                                                               "porep-64g"};
 
-// Circuit-id prefixes of Curio's kinds that are not built yet, with the kind's name.
+// Circuit-id prefixes of Curio's kinds without a circuit-id mapping (SnapDeals: not built yet;
+// the PoSt kinds are, but their circuit ids are not mapped to parameter ids), with the kind's name.
 struct UnbuiltCircuit {
   std::string_view prefix, kind;
 };
@@ -29,7 +30,8 @@ constexpr std::array<UnbuiltCircuit, 3> kUnbuiltCircuits = {
 
 [[noreturn]] void unbuilt_kind(v1::ProofKind kind, std::string_view name) {
   throw Unimplemented(std::string(name) + " proofs (proof_kind " + v1::ProofKind_Name(kind) +
-                      ") are not built in this cuzk daemon yet; only POREP_SEAL_COMMIT (and SYNTHETIC) are");
+                      ") are not built in this cuzk daemon yet; POREP_SEAL_COMMIT, WINDOW_POST_PARTITION, "
+                      "WINNING_POST (and SYNTHETIC) are");
 }
 
 uint64_t to_ms(double seconds) {
@@ -73,6 +75,39 @@ void porep_job(const v1::SubmitProofRequest& req, engine::JobRequest& job) {
     throw Unimplemented(e.what());
   } catch (const std::invalid_argument& e) {
     // kinds::InvalidProofRequest, and any other refusal of the input itself.
+    throw InvalidRequest(e.what());
+  }
+}
+
+std::string post_request_id(std::string id) {
+  for (char& c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  if (!id.empty() && id.front() == '.') id.front() = '_';
+  return id;
+}
+
+void post_job(const v1::SubmitProofRequest& req, engine::JobRequest& job) {
+  const bool winning = req.proof_kind() == v1::WINNING_POST;
+  const std::string name = v1::ProofKind_Name(req.proof_kind());
+  if (req.has_synthetic()) throw InvalidRequest("proof_kind " + name + " does not take synthetic inputs");
+  if (!req.vanilla_proof().empty()) {
+    throw InvalidRequest("vanilla_proof is for PoRep; " + name +
+                         " takes one bincode FallbackPoStSectorProof per sector in vanilla_proofs");
+  }
+  kinds::PoStRequest p;
+  p.winning = winning;
+  for (const std::string& v : req.vanilla_proofs()) p.vanilla_proofs.emplace_back(v);
+  p.registered_proof = req.registered_proof();
+  p.miner_id = req.miner_id();
+  p.randomness = req.randomness();
+  p.partition_index = req.partition_index();
+  p.sector_size = req.sector_size();
+  try {
+    job.input = kinds::make_post_input(p);
+  } catch (const kinds::UnsupportedProof& e) {
+    throw Unimplemented(e.what());
+  } catch (const std::invalid_argument& e) {
     throw InvalidRequest(e.what());
   }
 }
@@ -145,9 +180,8 @@ engine::JobRequest to_job_request(const v1::SubmitProofRequest& req, size_t max_
     case v1::SNAP_DEALS_UPDATE:
       unbuilt_kind(kind, "SnapDeals");
     case v1::WINDOW_POST_PARTITION:
-      unbuilt_kind(kind, "WindowPoSt");
     case v1::WINNING_POST:
-      unbuilt_kind(kind, "WinningPoSt");
+      break;
     case v1::PROOF_KIND_UNSPECIFIED:
       if (!req.has_synthetic()) {
         throw InvalidRequest("proof_kind is not set (POREP_SEAL_COMMIT, or SYNTHETIC with the synthetic field)");
@@ -161,17 +195,23 @@ engine::JobRequest to_job_request(const v1::SubmitProofRequest& req, size_t max_
       break;
     default:
       throw Unimplemented("proof_kind " + std::to_string(int(kind)) +
-                          " is not known to this cuzk daemon (a newer client?); it proves POREP_SEAL_COMMIT and "
-                          "SYNTHETIC");
+                          " is not known to this cuzk daemon (a newer client?); it proves POREP_SEAL_COMMIT, "
+                          "WINDOW_POST_PARTITION, WINNING_POST and SYNTHETIC");
   }
-  check_request_id(req.request_id(), true);
+  const bool post = kind == v1::WINDOW_POST_PARTITION || kind == v1::WINNING_POST;
+  // Curio names WindowPoSt requests "wdpost-<miner>-<partition>-[r0 r1 ... r7]" (Go's %d of the
+  // randomness bytes): for the PoSt kinds the characters the engine's ids do not take become '_'.
+  const std::string request_id = post ? post_request_id(req.request_id()) : req.request_id();
+  check_request_id(request_id, true);
   if (!req.param_id().empty()) check_param_id(req.param_id());
   engine::JobRequest job;
-  job.request_id = req.request_id();
+  job.request_id = request_id;
   job.param_id = req.param_id();
   job.priority = engine_priority(req);
   if (kind == v1::SYNTHETIC) {
     synthetic_job(req, max_partitions, job);
+  } else if (post) {
+    post_job(req, job);
   } else {
     porep_job(req, job);
   }
@@ -191,6 +231,11 @@ std::string param_id_for_circuit(const std::string& circuit_id) {
   }
   for (const UnbuiltCircuit& u : kUnbuiltCircuits) {
     if (circuit_id.starts_with(u.prefix)) {
+      if (u.kind != "SnapDeals") {
+        throw Unimplemented("circuit " + circuit_id + ": " + std::string(u.kind) +
+                            " parameters cannot be preloaded or evicted by Curio's circuit id yet; they load with the "
+                            "first job (or give the parameter id)");
+      }
       throw Unimplemented("circuit " + circuit_id + ": " + std::string(u.kind) +
                           " proofs are not built in this cuzk daemon yet");
     }

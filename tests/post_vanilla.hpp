@@ -1,0 +1,130 @@
+// Test helpers for the PoSt kinds: the first miner's two real 2 KiB presealed sectors (tree R
+// rebuilt from each sealed replica) and their vanilla proofs written as Curio sends them (bincode
+// FallbackPoStSectorProof, fallback_post_vanilla_proof.hpp).
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "filecoin/fallback_post_challenges.hpp"
+#include "filecoin/merkle_tree.hpp"
+#include "filecoin/registered_post_proof.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::test::post {
+
+using ff::Fr;
+using filecoin::Bytes32;
+using filecoin::RegisteredPoStProof;
+
+// bincode 1.x of a FallbackPoStSectorProof (fallback_post_vanilla_proof.hpp), as filecoin-ffi
+// writes it.
+struct Bincode {
+  std::string out;
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; i++) out.push_back(char(v >> (8 * i)));
+  }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; i++) out.push_back(char(v >> (8 * i)));
+  }
+  void fr(const Fr& x) {
+    uint8_t b[32];
+    x.to_bytes_le(b);
+    out.append(reinterpret_cast<const char*>(b), 32);
+  }
+  void path(const std::vector<filecoin::PathElement>& levels) {
+    u64(levels.size());
+    for (const auto& e : levels) {
+      u64(e.hashes.size());
+      for (const Fr& h : e.hashes) fr(h);
+      u64(e.index);
+    }
+  }
+  void merkle(const filecoin::MerkleProof& p) {
+    using K = filecoin::MerkleProof::Kind;
+    u32(p.kind == K::kSingle ? 0 : p.kind == K::kSub ? 1 : 2);
+    if (p.kind == K::kSingle) {
+      fr(p.root), fr(p.leaf), path(p.base);
+      return;
+    }
+    path(p.base), path(p.sub);
+    if (p.kind == K::kTop) path(p.top);
+    fr(p.root), fr(p.leaf);
+  }
+};
+
+struct Sector {
+  uint64_t id = 0;
+  Fr comm_r, comm_c;
+  std::unique_ptr<filecoin::MerkleTree> tree;
+};
+
+inline std::vector<uint8_t> from_hex(const std::string& s) {
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(uint8_t(std::stoul(s.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+inline Fr fr_from_hex(const std::string& s) {
+  const auto b = from_hex(s);
+  Fr x;
+  if (b.size() != 32 || !Fr::from_bytes_le(b.data(), x)) throw std::invalid_argument("not an Fr: " + s);
+  return x;
+}
+
+// The first miner's two presealed sectors; empty when the test data is absent.
+inline std::vector<Sector> preseal_sectors() {
+  const std::string dir = test::testdata_dir() + "/filecoin/post/preseal-2KiB";
+  std::vector<Sector> out;
+  if (!std::filesystem::exists(dir + "/sectors.json")) return out;
+  const auto j = nlohmann::json::parse(std::ifstream(dir + "/sectors.json"));
+  const auto tree_r = filecoin::post_proof_info(RegisteredPoStProof::kStackedDrgWindow2KiBV1_2).params.tree_r;
+  const auto& m = j.at("miners").at(0);
+  const std::string miner = m.at("miner");
+  for (const auto& s : m.at("sectors")) {
+    Sector t;
+    t.id = s.at("sector_number");
+    t.comm_r = fr_from_hex(s.at("comm_r_hex"));
+    t.comm_c = fr_from_hex(s.at("p_aux_comm_c_hex"));
+    const auto replica = test::read_file(dir + "/" + miner + "/sealed/s-" + miner + "-" + std::to_string(t.id));
+    std::vector<Fr> leaves(64);
+    for (size_t i = 0; i < 64; i++) EXPECT_TRUE(Fr::from_bytes_le(replica.data() + 32 * i, leaves[i]));
+    t.tree = std::make_unique<filecoin::MerkleTree>(tree_r, std::move(leaves));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// One sector's vanilla proof as generate_single_vanilla_proof makes it: the leaves `params`
+// challenges at sector_index, in bincode.
+inline std::string vanilla_bincode(const filecoin::FallbackPoStParams& params, const Sector& s,
+                                   const Bytes32& randomness, size_t sector_index) {
+  Bincode b;
+  b.u64(s.id);
+  b.fr(s.comm_r);
+  b.u64(1);  // one SectorProof
+  const auto leaves = filecoin::fallback_post_leaf_challenges(params, randomness, s.id, sector_index);
+  b.u64(leaves.size());
+  for (uint64_t leaf : leaves) b.merkle(s.tree->proof(leaf));
+  b.fr(s.comm_c);
+  b.fr(s.tree->root());
+  return b.out;
+}
+
+inline Bytes32 randomness_of(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Bytes32 r{};
+  for (auto& x : r) x = uint8_t(rng());
+  r[31] &= 0x3f;
+  return r;
+}
+
+inline std::string_view view(const Bytes32& r) { return {reinterpret_cast<const char*>(r.data()), r.size()}; }
+
+}  // namespace cuzk::test::post

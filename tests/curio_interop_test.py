@@ -13,7 +13,8 @@ python3-grpc-tools; nothing generated is kept) talks to the daemon as Curio does
   proof and Curio's timings, and `cuzk verify porep` accepts the proof (and refuses it with a
   flipped byte);
 - `cuzk prove porep` sends the same Commit1 output and gets a proof that verifies too;
-- a kind not built yet (WINNING_POST) gets UNIMPLEMENTED.
+- a WINNING_POST with a malformed vanilla proof gets INVALID_ARGUMENT naming it, and a kind not
+  built yet (SNAP_DEALS_UPDATE) gets UNIMPLEMENTED.
 
 The daemon runs on the CPU backend with TEST parameters of cuzk's own setup allowed, cached in
 --params (reused between runs: the 8 MiB setup takes minutes on 2 cores). Exit codes: 0 passed,
@@ -151,17 +152,30 @@ def run(args, work):
         check(len(st.gpus) >= 1 and st.gpus[0].name, f"GetStatus lists the device(s): {[g.name for g in st.gpus]}")
         check(sum(q.pending + q.in_progress for q in st.queues) == 0, "GetStatus: nothing queued at start")
 
-        # A kind not built yet, as Curio's WinningPoStCuzk sends it.
+        # A WinningPoSt as Curio's WinningPoStCuzk sends it, with bytes that are no vanilla proof:
+        # refused when it arrives, naming the proof.
         winning = pb.SubmitProofRequest(
             request_id="winpost-1006-0102030405060708", proof_kind=pb.WINNING_POST, sector_size=SECTOR_SIZE,
             registered_proof=1, priority=pb.CRITICAL, vanilla_proofs=[b"\x00" * 64], miner_id=MINER,
             randomness=bytes(range(32)))
         try:
             stub.Prove(pb.ProveRequest(submit=winning), timeout=30)
-            raise Failure("WINNING_POST was accepted")
+            raise Failure("a malformed WINNING_POST was accepted")
         except grpc.RpcError as e:
-            check(e.code() == grpc.StatusCode.UNIMPLEMENTED and "WINNING_POST" in (e.details() or ""),
-                  f"WINNING_POST: {e.code().name}: {e.details()}")
+            check(e.code() == grpc.StatusCode.INVALID_ARGUMENT and "vanilla_proofs[0]" in (e.details() or ""),
+                  f"WINNING_POST, malformed: {e.code().name}: {e.details()}")
+
+        # A kind not built yet, as Curio's SnapDeals request carries it.
+        snap = pb.SubmitProofRequest(
+            request_id="snap-1006-1498", proof_kind=pb.SNAP_DEALS_UPDATE, sector_size=SECTOR_SIZE,
+            registered_proof=1, priority=pb.NORMAL, vanilla_proofs=[b"\x00" * 64], miner_id=MINER,
+            sector_number=SECTOR)
+        try:
+            stub.Prove(pb.ProveRequest(submit=snap), timeout=30)
+            raise Failure("SNAP_DEALS_UPDATE was accepted")
+        except grpc.RpcError as e:
+            check(e.code() == grpc.StatusCode.UNIMPLEMENTED and "SNAP_DEALS_UPDATE" in (e.details() or ""),
+                  f"SNAP_DEALS_UPDATE: {e.code().name}: {e.details()}")
 
         # The PoRep Commit2, exactly as Curio's PoRepSnarkCuzk sends it, through Prove.
         envelope = curio_envelope(c1, SECTOR, SECTOR_SIZE)

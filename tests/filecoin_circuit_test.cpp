@@ -10,6 +10,7 @@
 #include "filecoin/stacked_circuit.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "serial_only_cs.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::filecoin {
@@ -141,22 +142,7 @@ StackedCircuit random_circuit(const SealProofInfo& info, std::mt19937_64& rng) {
                         std::move(ws));
 }
 
-// Forwards to a proving assignment but takes no sections: the serial synthesis.
-class SerialOnly final : public r1cs::ConstraintSystem {
- public:
-  explicit SerialOnly(r1cs::ProvingAssignment& pa) : pa_(pa) {}
-  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return pa_.alloc(n, v); }
-  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return pa_.alloc_input(n, v); }
-  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
-    pa_.enforce(n, a, b, c);
-  }
-  size_t num_constraints() const override { return pa_.num_constraints(); }
-  size_t num_inputs() const override { return pa_.num_inputs(); }
-  size_t num_aux() const override { return pa_.num_aux(); }
-
- private:
-  r1cs::ProvingAssignment& pa_;
-};
+using test::SerialOnly;
 
 // The challenges' heads, labels and tails in parallel sections (labels after their head, the
 // tail after the labels) give exactly the serial synthesis: a, b, c, variables and densities.

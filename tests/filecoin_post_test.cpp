@@ -23,6 +23,7 @@
 #include "gadgets/hashers.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "serial_only_cs.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::filecoin {
@@ -357,22 +358,7 @@ TEST(FilecoinPostTest, BadShapesAreRefused) {
   EXPECT_THROW(FallbackPoStCircuit::blank(bad), std::invalid_argument);
 }
 
-// Forwards to a proving assignment but takes no sections: the serial synthesis.
-class SerialOnly final : public r1cs::ConstraintSystem {
- public:
-  explicit SerialOnly(r1cs::ProvingAssignment& pa) : pa_(pa) {}
-  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return pa_.alloc(n, v); }
-  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return pa_.alloc_input(n, v); }
-  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
-    pa_.enforce(n, a, b, c);
-  }
-  size_t num_constraints() const override { return pa_.num_constraints(); }
-  size_t num_inputs() const override { return pa_.num_inputs(); }
-  size_t num_aux() const override { return pa_.num_aux(); }
-
- private:
-  r1cs::ProvingAssignment& pa_;
-};
+using test::SerialOnly;
 
 // Sectors synthesized in parallel sections give exactly the serial synthesis.
 TEST(FilecoinPostTest, ParallelSectionsEqualSerialSynthesis) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <tbb/parallel_for.h>
 
+#include "filecoin/merkle_tree.hpp"
 #include "gadgets/num.hpp"
 #include "gadgets/poseidon.hpp"
 #include "r1cs/shape.hpp"
@@ -15,28 +16,6 @@ using gadgets::AllocatedNum;
 using gadgets::PorPath;
 using r1cs::ConstraintSystem;
 using r1cs::Namespace;
-
-namespace {
-
-PorPath por_path(const MerkleProof& p) {
-  PorPath out;
-  for (const PathElement& e : p.levels()) {
-    out.siblings.push_back(e.hashes);
-    out.indices.push_back(e.index);
-  }
-  return out;
-}
-
-PorPath blank_path(const gadgets::PorTreeShape& shape) {
-  PorPath out;
-  for (size_t arity : shape.level_arities()) {
-    out.siblings.emplace_back(arity - 1, Fr::zero());
-    out.indices.push_back(0);
-  }
-  return out;
-}
-
-}  // namespace
 
 FallbackPoStSectorWitness FallbackPoStSectorWitness::from_vanilla(const Fr& comm_r, const PoStSectorProof& proof) {
   FallbackPoStSectorWitness w;
@@ -54,7 +33,7 @@ FallbackPoStSectorWitness FallbackPoStSectorWitness::blank(const FallbackPoStPar
   FallbackPoStSectorWitness w;
   w.comm_r = w.comm_c = w.comm_r_last = Fr::zero();
   w.leafs.assign(params.challenge_count, Fr::zero());
-  w.paths.assign(params.challenge_count, blank_path(params.tree_r));
+  w.paths.assign(params.challenge_count, blank_por_path(params.tree_r));
   return w;
 }
 

@@ -129,6 +129,24 @@ bool merkle_proof_valid(const PorTreeShape& shape, const MerkleProof& proof, uin
   }
 }
 
+gadgets::PorPath por_path(const MerkleProof& proof) {
+  gadgets::PorPath out;
+  for (const PathElement& e : proof.levels()) {
+    out.siblings.push_back(e.hashes);
+    out.indices.push_back(e.index);
+  }
+  return out;
+}
+
+gadgets::PorPath blank_por_path(const PorTreeShape& shape) {
+  gadgets::PorPath out;
+  for (size_t arity : shape.level_arities()) {
+    out.siblings.emplace_back(arity - 1, Fr::zero());
+    out.indices.push_back(0);
+  }
+  return out;
+}
+
 // ---- MerkleTree ----------------------------------------------------------------------------
 
 MerkleTree::MerkleTree(const PorTreeShape& shape, std::vector<Fr> leaves) : shape_(shape) {

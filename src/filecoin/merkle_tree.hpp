@@ -36,6 +36,10 @@ Fr hash_single_column(std::span<const Fr> rows);
 // and its levels fit `shape`.
 Fr merkle_proof_root(const gadgets::PorTreeShape& shape, const MerkleProof& proof);
 bool merkle_proof_valid(const gadgets::PorTreeShape& shape, const MerkleProof& proof, uint64_t leaf_index);
+// The proof's path as the inclusion gadget takes it (siblings and index per level, base first).
+gadgets::PorPath por_path(const MerkleProof& proof);
+// A path of the tree's shape with zero siblings and index 0 (blank circuits: shape only).
+gadgets::PorPath blank_por_path(const gadgets::PorTreeShape& shape);
 
 class MerkleTree {
  public:

@@ -8,6 +8,7 @@
 #include <string>
 #include <tbb/task_group.h>
 
+#include "filecoin/merkle_tree.hpp"
 #include "gadgets/hashers.hpp"
 #include "gadgets/label.hpp"
 #include "gadgets/multipack.hpp"
@@ -56,24 +57,6 @@ AllocatedNum hash_single_column(ConstraintSystem& cs, const std::vector<Allocate
 void enforce_inclusion(ConstraintSystem& cs, const PorTreeShape& shape, const PorPath& path, const AllocatedNum& root,
                        const AllocatedNum& leaf) {
   gadgets::por_inclusion(cs, shape, leaf, path, PorRoot::of(root), /*private_root=*/true);
-}
-
-PorPath por_path(const MerkleProof& p) {
-  PorPath out;
-  for (const PathElement& e : p.levels()) {
-    out.siblings.push_back(e.hashes);
-    out.indices.push_back(e.index);
-  }
-  return out;
-}
-
-PorPath blank_path(const PorTreeShape& shape) {
-  PorPath out;
-  for (size_t arity : shape.level_arities()) {
-    out.siblings.emplace_back(arity - 1, Fr::zero());
-    out.indices.push_back(0);
-  }
-  return out;
 }
 
 StackedChallengeWitness::ParentColumn parent_column(const ColumnProof& p) {
@@ -188,10 +171,11 @@ StackedCircuit StackedCircuit::from_commit_phase1(const SealCommitPhase1Output& 
 StackedCircuit StackedCircuit::blank(const SealProofInfo& info) {
   StackedChallengeWitness w;
   w.data_leaf = Fr::zero();
-  w.comm_d_path = blank_path(info.tree_d);
-  w.comm_r_last_path = blank_path(info.tree_r);
-  w.comm_c_path = blank_path(info.tree_r);
-  const StackedChallengeWitness::ParentColumn col{std::vector<Fr>(info.layers, Fr::zero()), blank_path(info.tree_r)};
+  w.comm_d_path = blank_por_path(info.tree_d);
+  w.comm_r_last_path = blank_por_path(info.tree_r);
+  w.comm_c_path = blank_por_path(info.tree_r);
+  const StackedChallengeWitness::ParentColumn col{std::vector<Fr>(info.layers, Fr::zero()),
+                                                  blank_por_path(info.tree_r)};
   w.drg_parents.assign(kDrgParents, col);
   w.exp_parents.assign(kExpParents, col);
   std::vector<StackedChallengeWitness> ws(info.challenges_per_partition, w);

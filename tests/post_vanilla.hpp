@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "filecoin/fallback_post_challenges.hpp"
+#include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/merkle_tree.hpp"
 #include "filecoin/registered_post_proof.hpp"
 #include "test_support.hpp"
@@ -22,42 +23,6 @@ namespace cuzk::test::post {
 using ff::Fr;
 using filecoin::Bytes32;
 using filecoin::RegisteredPoStProof;
-
-// bincode 1.x of a FallbackPoStSectorProof (fallback_post_vanilla_proof.hpp), as filecoin-ffi
-// writes it.
-struct Bincode {
-  std::string out;
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; i++) out.push_back(char(v >> (8 * i)));
-  }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; i++) out.push_back(char(v >> (8 * i)));
-  }
-  void fr(const Fr& x) {
-    uint8_t b[32];
-    x.to_bytes_le(b);
-    out.append(reinterpret_cast<const char*>(b), 32);
-  }
-  void path(const std::vector<filecoin::PathElement>& levels) {
-    u64(levels.size());
-    for (const auto& e : levels) {
-      u64(e.hashes.size());
-      for (const Fr& h : e.hashes) fr(h);
-      u64(e.index);
-    }
-  }
-  void merkle(const filecoin::MerkleProof& p) {
-    using K = filecoin::MerkleProof::Kind;
-    u32(p.kind == K::kSingle ? 0 : p.kind == K::kSub ? 1 : 2);
-    if (p.kind == K::kSingle) {
-      fr(p.root), fr(p.leaf), path(p.base);
-      return;
-    }
-    path(p.base), path(p.sub);
-    if (p.kind == K::kTop) path(p.top);
-    fr(p.root), fr(p.leaf);
-  }
-};
 
 struct Sector {
   uint64_t id = 0;
@@ -105,16 +70,17 @@ inline std::vector<Sector> preseal_sectors() {
 // challenges at sector_index, in bincode.
 inline std::string vanilla_bincode(const filecoin::FallbackPoStParams& params, const Sector& s,
                                    const Bytes32& randomness, size_t sector_index) {
-  Bincode b;
-  b.u64(s.id);
-  b.fr(s.comm_r);
-  b.u64(1);  // one SectorProof
-  const auto leaves = filecoin::fallback_post_leaf_challenges(params, randomness, s.id, sector_index);
-  b.u64(leaves.size());
-  for (uint64_t leaf : leaves) b.merkle(s.tree->proof(leaf));
-  b.fr(s.comm_c);
-  b.fr(s.tree->root());
-  return b.out;
+  filecoin::FallbackPoStSectorProof p;
+  p.sector_id = s.id;
+  p.comm_r = s.comm_r;
+  auto& sector = p.sectors.emplace_back();
+  for (uint64_t leaf : filecoin::fallback_post_leaf_challenges(params, randomness, s.id, sector_index)) {
+    sector.inclusion_proofs.push_back(s.tree->proof(leaf));
+  }
+  sector.comm_c = s.comm_c;
+  sector.comm_r_last = s.tree->root();
+  const auto bytes = filecoin::write_fallback_post_sector_proof(p);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 inline Bytes32 randomness_of(uint64_t seed) {

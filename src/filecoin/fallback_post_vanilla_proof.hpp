@@ -54,4 +54,7 @@ FallbackPoStSectorProof read_fallback_post_sector_proof(std::span<const uint8_t>
 // the circuit takes them as 66 sectors of one challenge).
 FallbackPoStSectorProof read_fallback_post_sector_proof(std::span<const uint8_t> bincode, const PoStProofInfo& proof);
 
+// The bincode bytes filecoin-ffi writes for `proof` (read_fallback_post_sector_proof's input).
+std::vector<uint8_t> write_fallback_post_sector_proof(const FallbackPoStSectorProof& proof);
+
 }  // namespace cuzk::filecoin

@@ -1,0 +1,326 @@
+#include "filecoin/empty_sector_update_circuit.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "filecoin/empty_sector_update_challenges.hpp"
+#include "filecoin/empty_sector_update_circuit_common.hpp"
+#include "filecoin/empty_sector_update_gadgets.hpp"
+#include "gadgets/multipack.hpp"
+#include "gadgets/poseidon.hpp"
+
+namespace cuzk::filecoin {
+
+using gadgets::AllocatedBit;
+using gadgets::AllocatedNum;
+using gadgets::Boolean;
+using r1cs::ConstraintSystem;
+using r1cs::LC;
+using r1cs::Namespace;
+using r1cs::Variable;
+namespace ug = update_gadgets;
+
+namespace {
+
+std::vector<std::vector<Fr>> siblings_of(const MerkleProof& p) {
+  std::vector<std::vector<Fr>> out;
+  for (const PathElement& e : p.levels()) out.push_back(e.hashes);
+  return out;
+}
+
+std::vector<std::vector<Fr>> blank_path(const gadgets::PorTreeShape& shape) {
+  std::vector<std::vector<Fr>> out;
+  for (size_t a : shape.level_arities()) out.emplace_back(a - 1, Fr::zero());
+  return out;
+}
+
+void check_path(const std::vector<std::vector<Fr>>& path, const gadgets::PorTreeShape& shape, const std::string& what) {
+  const auto arities = shape.level_arities();
+  if (path.size() != arities.size()) {
+    throw std::invalid_argument("EmptySectorUpdate circuit: " + what + " has " + std::to_string(path.size()) +
+                                " levels, " + shape.name() + " has " + std::to_string(arities.size()));
+  }
+  for (size_t l = 0; l < arities.size(); l++) {
+    if (path[l].size() + 1 != arities[l]) {
+      throw std::invalid_argument("EmptySectorUpdate circuit: " + what + " level " + std::to_string(l) +
+                                  " does not fit arity " + std::to_string(arities[l]));
+    }
+  }
+}
+
+}  // namespace
+
+namespace update_circuit {
+
+AllocatedNum alloc(ConstraintSystem& cs, const std::string& name, const Fr& value) {
+  Namespace ns(cs, name);
+  return AllocatedNum::alloc(cs, value);
+}
+
+AllocatedNum alloc_public(ConstraintSystem& cs, const std::string& name, const Fr& value) {
+  AllocatedNum n = alloc(cs, name, value);
+  Namespace ns(cs, name == "k_and_h_select" || name == "h_select" ? name + " (public input)" : name + "_input");
+  n.inputize(cs);
+  return n;
+}
+
+AllocatedNum gen_hash(ConstraintSystem& cs, const std::string& name, const AllocatedNum& a, const AllocatedNum& b) {
+  Namespace ns(cs, name);
+  const AllocatedNum pre[2] = {a, b};
+  return gadgets::poseidon_hash_circuit(cs, pre, gen_randomness_poseidon_constants());
+}
+
+void enforce_comm_r(ConstraintSystem& cs, const std::string& name, const AllocatedNum& comm_c, const AllocatedNum& root,
+                    const AllocatedNum& comm_r) {
+  AllocatedNum calc;
+  {
+    Namespace ns(cs, name + "_calc");
+    const AllocatedNum pre[2] = {comm_c, root};
+    calc = gadgets::poseidon_hash_circuit(cs, pre, gadgets::poseidon_constants(2));
+  }
+  cs.enforce("enforce " + name + "_calc == " + name, LC(calc.var), LC(Variable::one()), LC(comm_r.var));
+}
+
+std::vector<std::vector<AllocatedNum>> alloc_path(ConstraintSystem& cs, const std::string& name, size_t c_index,
+                                                  const std::vector<std::vector<Fr>>& path, size_t levels) {
+  std::vector<std::vector<AllocatedNum>> out;
+  for (size_t row = 0; row < levels; row++) {
+    std::vector<AllocatedNum> level;
+    for (size_t s = 0; s < path[row].size(); s++) {
+      level.push_back(alloc(cs,
+                            name + " sibling (c_index=" + std::to_string(c_index) +
+                                ", tree_row=" + std::to_string(row) + ", sibling_index=" + std::to_string(s) + ")",
+                            path[row][s]));
+    }
+    out.push_back(std::move(level));
+  }
+  return out;
+}
+
+AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParams& params, size_t c_index,
+                              std::span<const AllocatedBit> c_bits, std::span<const AllocatedBit> h_select_bits,
+                              const AllocatedNum& phi, const UpdateChallengeWitness& w, bool check_values,
+                              AllocatedNum& leaf_r_old, AllocatedNum& leaf_d_new) {
+  const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
+  AllocatedNum c_high;
+  {
+    Namespace ns(cs, "get_challenge_high_bits " + ci);
+    c_high = ug::get_challenge_high_bits(cs, c_bits, h_select_bits, params.hs);
+  }
+  const AllocatedNum rho = gen_hash(cs, "rho " + ci, phi, c_high);
+  leaf_r_old = alloc(cs, "leaf_r_old " + ci, w.leaf_r_old);
+  leaf_d_new = alloc(cs, "leaf_d_new " + ci, w.leaf_d_new);
+  AllocatedNum leaf_r_new;
+  {
+    Namespace ns(cs, "leaf_r_new " + ci);
+    leaf_r_new = ug::label_r_new(cs, leaf_r_old, leaf_d_new, rho);
+  }
+  if (check_values && leaf_r_new.value != w.leaf_r_new) {
+    throw std::invalid_argument("EmptySectorUpdate circuit: challenge " + std::to_string(c_index) +
+                                ": label_r_old + label_d_new * rho differs from the proof's label_r_new");
+  }
+  return leaf_r_new;
+}
+
+}  // namespace update_circuit
+
+UpdateChallengeWitness UpdateChallengeWitness::from_vanilla(const UpdateChallengeProof& p) {
+  UpdateChallengeWitness w;
+  w.leaf_r_old = p.proof_r_old.leaf;
+  w.leaf_d_new = p.proof_d_new.leaf;
+  w.leaf_r_new = p.proof_r_new.leaf;
+  w.path_r_old = siblings_of(p.proof_r_old);
+  w.path_d_new = siblings_of(p.proof_d_new);
+  w.path_r_new = siblings_of(p.proof_r_new);
+  return w;
+}
+
+UpdateChallengeWitness UpdateChallengeWitness::blank(const EmptySectorUpdateParams& params) {
+  UpdateChallengeWitness w;
+  w.leaf_r_old = w.leaf_d_new = w.leaf_r_new = Fr::zero();
+  w.path_r_old = w.path_r_new = blank_path(params.tree_r);
+  w.path_d_new = blank_path(params.tree_d);
+  return w;
+}
+
+EmptySectorUpdateWitness EmptySectorUpdateWitness::from_vanilla(const EmptySectorUpdatePartitionProof& proof) {
+  if (proof.challenge_proofs.empty()) throw std::invalid_argument("EmptySectorUpdate: no challenge proofs");
+  EmptySectorUpdateWitness w;
+  w.comm_c = proof.comm_c;
+  w.root_r_old = proof.challenge_proofs[0].proof_r_old.root;
+  w.root_r_new = proof.challenge_proofs[0].proof_r_new.root;
+  w.apex_leafs = proof.apex_leafs;
+  for (const UpdateChallengeProof& p : proof.challenge_proofs)
+    w.challenges.push_back(UpdateChallengeWitness::from_vanilla(p));
+  return w;
+}
+
+EmptySectorUpdateWitness EmptySectorUpdateWitness::blank(const EmptySectorUpdateParams& params) {
+  EmptySectorUpdateWitness w;
+  w.comm_c = w.root_r_old = w.root_r_new = Fr::zero();
+  w.apex_leafs.assign(params.apex_leaf_count, Fr::zero());
+  w.challenges.assign(params.challenge_count, UpdateChallengeWitness::blank(params));
+  return w;
+}
+
+EmptySectorUpdateCircuit::EmptySectorUpdateCircuit(EmptySectorUpdateParams params,
+                                                   EmptySectorUpdatePublicInputs public_inputs,
+                                                   EmptySectorUpdateWitness witness)
+    : params_(std::move(params)), public_inputs_(public_inputs), witness_(std::move(witness)) {
+  const std::string at = "EmptySectorUpdate circuit: ";
+  // k and h (circuit.rs asserts them through k_and_h_select's bits).
+  (void)empty_sector_update_k_and_h_select(params_, public_inputs_.k, public_inputs_.h);
+  if (witness_.apex_leafs.size() != params_.apex_leaf_count) {
+    throw std::invalid_argument(at + std::to_string(witness_.apex_leafs.size()) + " apex leaves, " +
+                                std::to_string(params_.apex_leaf_count) + " required");
+  }
+  if (witness_.challenges.size() != params_.challenge_count) {
+    throw std::invalid_argument(at + std::to_string(witness_.challenges.size()) + " challenge proofs, " +
+                                std::to_string(params_.challenge_count) + " required");
+  }
+  const size_t partition_from = params_.challenge_bit_len - params_.partition_bit_len;
+  for (size_t i = 0; i < witness_.challenges.size(); i++) {
+    const UpdateChallengeWitness& c = witness_.challenges[i];
+    const std::string ci = "challenge " + std::to_string(i);
+    check_path(c.path_r_old, params_.tree_r, ci + " path_r_old");
+    check_path(c.path_r_new, params_.tree_r, ci + " path_r_new");
+    check_path(c.path_d_new, params_.tree_d, ci + " path_d_new");
+    // Every challenge of a partition shares its partition path (tree D's top levels).
+    for (size_t l = partition_from; l < c.path_d_new.size(); l++) {
+      if (c.path_d_new[l] != witness_.challenges[0].path_d_new[l]) {
+        throw std::invalid_argument(at + ci + ": its partition path differs from challenge 0's");
+      }
+    }
+  }
+}
+
+EmptySectorUpdateCircuit EmptySectorUpdateCircuit::from_vanilla(const EmptySectorUpdateParams& params,
+                                                                const EmptySectorUpdatePublicInputs& public_inputs,
+                                                                const EmptySectorUpdatePartitionProof& proof) {
+  return EmptySectorUpdateCircuit(params, public_inputs, EmptySectorUpdateWitness::from_vanilla(proof));
+}
+
+EmptySectorUpdateCircuit EmptySectorUpdateCircuit::blank(const EmptySectorUpdateParams& params) {
+  EmptySectorUpdatePublicInputs in;
+  in.k = 0;
+  in.h = params.h_default;
+  in.comm_r_old = in.comm_d_new = in.comm_r_new = Fr::zero();
+  EmptySectorUpdateCircuit c(params, in, EmptySectorUpdateWitness::blank(params));
+  c.blank_ = true;
+  return c;
+}
+
+std::array<Fr, 4> EmptySectorUpdateCircuit::public_input_values() const {
+  return empty_sector_update_public_inputs(params_, public_inputs_);
+}
+
+void EmptySectorUpdateCircuit::synthesize(ConstraintSystem& cs) const {
+  if (params_.poseidon) {
+    synthesize_poseidon(cs);
+  } else {
+    synthesize_standard(cs);
+  }
+}
+
+void EmptySectorUpdateCircuit::synthesize_standard(ConstraintSystem& cs) const {
+  using namespace update_circuit;
+  const EmptySectorUpdateParams& p = params_;
+  const EmptySectorUpdateWitness& w = witness_;
+  const bool check_values = cs.has_values() && !blank_;
+  const Fr k_and_h_select_value =
+      blank_ ? Fr::zero() : empty_sector_update_k_and_h_select(p, public_inputs_.k, public_inputs_.h);
+
+  const AllocatedNum k_and_h_select = alloc_public(cs, "k_and_h_select", k_and_h_select_value);
+  const auto selector_bits =
+      ug::decompose_public_selector(cs, k_and_h_select, p.partition_bit_len + kUpdateHsCount, "k_and_h_select");
+  const std::vector<AllocatedBit> partition_bits(selector_bits.begin(), selector_bits.begin() + p.partition_bit_len);
+  const std::vector<AllocatedBit> h_select_bits(selector_bits.begin() + p.partition_bit_len, selector_bits.end());
+  AllocatedNum partition;
+  {
+    Namespace ns(cs, "pack partition bits");
+    const std::vector<Boolean> bits(partition_bits.begin(), partition_bits.end());
+    partition = gadgets::pack_bits(cs, bits);
+  }
+
+  const AllocatedNum comm_r_old = alloc_public(cs, "comm_r_old", public_inputs_.comm_r_old);
+  const AllocatedNum comm_d_new = alloc_public(cs, "comm_d_new", public_inputs_.comm_d_new);
+  const AllocatedNum comm_r_new = alloc_public(cs, "comm_r_new", public_inputs_.comm_r_new);
+  const AllocatedNum phi = gen_hash(cs, "phi", comm_d_new, comm_r_old);
+
+  const AllocatedNum comm_c = alloc(cs, "comm_c", w.comm_c);
+  const AllocatedNum root_r_old = alloc(cs, "root_r_old", w.root_r_old);
+  const AllocatedNum root_r_new = alloc(cs, "root_r_new", w.root_r_new);
+  std::vector<AllocatedNum> apex_leafs;
+  for (size_t i = 0; i < w.apex_leafs.size(); i++) {
+    apex_leafs.push_back(alloc(cs, "apex_leaf_" + std::to_string(i), w.apex_leafs[i]));
+  }
+  const size_t partition_from = p.challenge_bit_len - p.partition_bit_len;
+  std::vector<std::vector<AllocatedNum>> partition_path;
+  for (size_t i = 0; i < p.partition_bit_len; i++) {
+    partition_path.push_back(
+        {alloc(cs, "partition_path_sibling_" + std::to_string(i), w.challenges[0].path_d_new[partition_from + i][0])});
+  }
+
+  enforce_comm_r(cs, "comm_r_old", comm_c, root_r_old, comm_r_old);
+  enforce_comm_r(cs, "comm_r_new", comm_c, root_r_new, comm_r_new);
+  {
+    Namespace ns(cs, "apex_gadget");
+    ug::apex_por(cs, apex_leafs, partition_bits, partition_path, comm_d_new);
+  }
+
+  std::vector<std::vector<AllocatedBit>> generated;
+  {
+    Namespace ns(cs, "gen_challenge_bits");
+    generated = ug::gen_challenge_bits(cs, comm_r_new, partition, p.challenge_count, p.random_bits_per_challenge());
+  }
+
+  // Tree D below the apex leaves: binary SHA-256 of path_len levels.
+  const size_t path_len = p.challenge_bit_len - p.partition_bit_len - p.apex_leaf_bit_len;
+  gadgets::PorTreeShape to_apex;
+  to_apex.hasher = gadgets::TreeHasher::kSha256;
+  to_apex.base_arity = 2;
+  to_apex.base_levels = path_len;
+
+  for (size_t c_index = 0; c_index < generated.size(); c_index++) {
+    const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
+    const UpdateChallengeWitness& cw = w.challenges[c_index];
+    std::vector<AllocatedBit> c_bits = generated[c_index];
+    c_bits.insert(c_bits.end(), partition_bits.begin(), partition_bits.end());
+
+    AllocatedNum leaf_r_old, leaf_d_new;
+    const AllocatedNum leaf_r_new =
+        encode_challenge(cs, p, c_index, c_bits, h_select_bits, phi, cw, check_values, leaf_r_old, leaf_d_new);
+
+    const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
+    {
+      Namespace ns(cs, "por tree_r_old " + ci);
+      ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, root_r_old);
+    }
+    const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
+    {
+      Namespace ns(cs, "por tree_r_new " + ci);
+      ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, root_r_new);
+    }
+
+    AllocatedNum apex_leaf;
+    {
+      Namespace ns(cs, "select_apex_leaf " + ci);
+      const std::vector<Boolean> bits(c_bits.begin() + path_len, c_bits.begin() + path_len + p.apex_leaf_bit_len);
+      apex_leaf = gadgets::select(cs, apex_leafs, bits);
+    }
+    std::vector<std::vector<AllocatedNum>> path_to_apex;
+    for (size_t row = 0; row < path_len; row++) {
+      path_to_apex.push_back({alloc(
+          cs,
+          "path_to_apex_leaf sibling (c_index=" + std::to_string(c_index) + ", tree_row=" + std::to_string(row) + ")",
+          cw.path_d_new[row][0])});
+    }
+    {
+      Namespace ns(cs, "por to_apex_leaf " + ci);
+      ug::por_no_challenge_input(cs, to_apex, std::span<const AllocatedBit>(c_bits).first(path_len), leaf_d_new,
+                                 path_to_apex, apex_leaf);
+    }
+  }
+}
+
+}  // namespace cuzk::filecoin

@@ -1,0 +1,38 @@
+// Pieces both SnapDeals circuits (empty_sector_update_circuit.cpp, storage-proofs-update
+// circuit.rs, and empty_sector_update_poseidon_circuit.cpp, poseidon/circuit.rs) synthesize
+// identically: named allocations, public commitments, the gen-randomness hashes, the comm_r
+// checks, a challenge's path siblings, and a challenge's encoding up to label_r_new.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "filecoin/empty_sector_update_circuit.hpp"
+#include "gadgets/num.hpp"
+
+namespace cuzk::filecoin::update_circuit {
+
+using gadgets::AllocatedBit;
+using gadgets::AllocatedNum;
+using r1cs::ConstraintSystem;
+
+AllocatedNum alloc(ConstraintSystem& cs, const std::string& name, const Fr& value);
+// Allocated, then made a public input (AllocatedNum::inputize).
+AllocatedNum alloc_public(ConstraintSystem& cs, const std::string& name, const Fr& value);
+// H(a, b) with POSEIDON_CONSTANTS_GEN_RANDOMNESS.
+AllocatedNum gen_hash(ConstraintSystem& cs, const std::string& name, const AllocatedNum& a, const AllocatedNum& b);
+// comm_r == Poseidon2(comm_c, root) (TreeR hasher's hash2_circuit), one equality constraint.
+void enforce_comm_r(ConstraintSystem& cs, const std::string& name, const AllocatedNum& comm_c, const AllocatedNum& root,
+                    const AllocatedNum& comm_r);
+// The first `levels` levels of a path, every sibling allocated.
+std::vector<std::vector<AllocatedNum>> alloc_path(ConstraintSystem& cs, const std::string& name, size_t c_index,
+                                                  const std::vector<std::vector<Fr>>& path, size_t levels);
+// c_high, rho, leaf_r_old, leaf_d_new (returned through the references) and label_r_new;
+// with check_values, throws std::invalid_argument when label_r_new differs from w.leaf_r_new.
+AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParams& params, size_t c_index,
+                              std::span<const AllocatedBit> c_bits, std::span<const AllocatedBit> h_select_bits,
+                              const AllocatedNum& phi, const UpdateChallengeWitness& w, bool check_values,
+                              AllocatedNum& leaf_r_old, AllocatedNum& leaf_d_new);
+
+}  // namespace cuzk::filecoin::update_circuit

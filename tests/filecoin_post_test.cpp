@@ -20,6 +20,7 @@
 #include "filecoin/merkle_tree.hpp"
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/registered_post_proof.hpp"
+#include "filecoin/sparse_post_sector.hpp"
 #include "gadgets/hashers.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
@@ -297,6 +298,48 @@ TEST(FilecoinPostTest, Preseal2KiBSectorsSatisfyTheCircuit) {
   check_tampering(post_proof_info(RegisteredPoStProof::kStackedDrgWindow2KiBV1_2).params,
                   sector_witness(post_proof_info(RegisteredPoStProof::kStackedDrgWindow2KiBV1_2).params, miners[1][0],
                                  randomness, 0));
+}
+
+// Sparse sectors (the benchmark's PoSt inputs at every size): their vanilla proofs round-trip
+// through bincode, open the leaves the verifier challenges, and satisfy the circuit with the
+// verifier's public inputs; WinningPoSt at 32 GiB (tree 8-8-0) and WindowPoSt 2 KiB with a padded
+// partition.
+TEST(FilecoinPostTest, SparseSectorsSatisfyTheCircuit) {
+  Bytes32 randomness{};
+  for (size_t i = 0; i < 32; i++) randomness[i] = uint8_t(3 * i + 1);
+  randomness[31] &= 0x3f;
+  for (auto proof : {RegisteredPoStProof::kStackedDrgWinning32GiBV1, RegisteredPoStProof::kStackedDrgWindow2KiBV1_2}) {
+    const PoStProofInfo& info = post_proof_info(proof);
+    SCOPED_TRACE(std::string(info.name));
+    const bool winning = info.type == PoStType::kWinning;
+    const size_t sectors = winning ? 1 : 3;  // WindowPoSt 2 KiB: 2 partitions, the second padded
+    std::vector<PoStPublicSector> pub;
+    std::vector<FallbackPoStSectorWitness> witnesses;
+    for (size_t i = 0; i < sectors; i++) {
+      const auto vanilla = sparse_post_vanilla_proof(info, randomness, 10 + i, i, 7);
+      const auto bytes = write_fallback_post_sector_proof(vanilla);
+      const auto back = read_fallback_post_sector_proof(bytes, info);
+      EXPECT_EQ(write_fallback_post_sector_proof(back), bytes);
+      const auto opened = post_vanilla_challenges(info, randomness, 10 + i, i);
+      ASSERT_EQ(back.sectors.at(0).inclusion_proofs.size(), opened.size());
+      for (size_t n = 0; n < opened.size(); n++) {
+        EXPECT_EQ(back.sectors[0].inclusion_proofs[n].path_index(info.params.tree_r), opened[n]);
+      }
+      for (auto& w : sector_witnesses(info, back)) {
+        witnesses.push_back(std::move(w));
+        pub.push_back(PoStPublicSector{10 + i, back.comm_r});
+      }
+    }
+    for (size_t k = 0; k < info.params.partitions(witnesses.size()); k++) {
+      const auto circuit = FallbackPoStCircuit::partition(info.params, witnesses, k);
+      r1cs::TestChecker cs;
+      circuit.synthesize(cs);
+      ASSERT_TRUE(cs.is_satisfied()) << "partition " << k << ": " << *cs.first_unsatisfied();
+      const auto expected = fallback_post_public_inputs(info.params, randomness, pub, k);
+      ASSERT_EQ(cs.inputs().size(), expected.size() + 1);
+      for (size_t i = 0; i < expected.size(); i++) EXPECT_EQ(cs.inputs()[i + 1], expected[i]) << "input " << i;
+    }
+  }
 }
 
 // rust-fil-proofs' fallback_circuit.rs set-up on generated trees (5 challenges, random leaves and

@@ -52,4 +52,15 @@ uint64_t fallback_post_sector_challenge(const Bytes32& randomness, size_t n, uin
   return read_le64(sha256_digest({prover_id, randomness, nb})) % sector_set_len;
 }
 
+std::vector<uint64_t> post_vanilla_challenges(const PoStProofInfo& proof, const Bytes32& randomness, uint64_t sector_id,
+                                              size_t sector_index) {
+  const FallbackPoStParams& params = proof.params;
+  if (proof.type != PoStType::kWinning)
+    return fallback_post_leaf_challenges(params, randomness, sector_id, sector_index);
+  std::vector<uint64_t> leaves(params.sector_count);
+  for (size_t n = 0; n < leaves.size(); n++)
+    leaves[n] = fallback_post_leaf_challenges(params, randomness, sector_id, n)[0];
+  return leaves;
+}
+
 }  // namespace cuzk::filecoin

@@ -26,6 +26,12 @@ uint64_t fallback_post_leaf_challenge(const Bytes32& randomness, uint64_t sector
 std::vector<uint64_t> fallback_post_leaf_challenges(const FallbackPoStParams& params, const Bytes32& randomness,
                                                     uint64_t sector_id, size_t sector_index);
 
+// The leaves one sector's vanilla proof (generate_single_vanilla_proof) opens, in order:
+// WinningPoSt's 66 (opening n is circuit sector n's single challenge), WindowPoSt's 10 for the
+// sector at sector_index among all the proof's sectors (partition k, sector i: k * sector_count + i).
+std::vector<uint64_t> post_vanilla_challenges(const PoStProofInfo& proof, const Bytes32& randomness, uint64_t sector_id,
+                                              size_t sector_index);
+
 // generate_sector_challenge (WinningPoSt's choice of sectors): LE-u64(SHA-256(prover_id ||
 // randomness || n as u64 LE)[0..8]) mod sector_set_len. Throws std::invalid_argument when
 // sector_set_len is 0.

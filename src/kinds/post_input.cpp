@@ -194,11 +194,9 @@ std::shared_ptr<const engine::ProofInput> make_post_input(const PoStRequest& r) 
   for (size_t i = 0; i < vanilla.size(); i++) {
     const auto& v = vanilla[i];
     const auto& openings = v.sectors[0].inclusion_proofs;
+    const auto challenged = filecoin::post_vanilla_challenges(*info, randomness, v.sector_id, first + i);
     for (size_t n = 0; n < openings.size(); n++) {
-      // WinningPoSt: opening n is circuit sector n's single challenge.
-      const uint64_t expected =
-          winning ? filecoin::fallback_post_leaf_challenges(params, randomness, v.sector_id, n)[0]
-                  : filecoin::fallback_post_leaf_challenges(params, randomness, v.sector_id, first + i)[n];
+      const uint64_t expected = challenged.at(n);
       const uint64_t opened = openings[n].path_index(params.tree_r);
       if (opened != expected) {
         throw InvalidProofRequest(

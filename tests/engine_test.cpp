@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -489,6 +490,104 @@ TEST(EngineTest, HigherPriorityOvertakesAndOldestJobGoesFirst) {
   }
   const std::vector<std::string> expected = {"blocker/0", "c/0", "a/0", "a/1", "b/0", "b/1"};
   EXPECT_EQ(order, expected);
+}
+
+// The synthetic circuit whose partition 0 synthesizes only once the test opens the gate: it holds
+// its budget reservation and a synthesis worker until then.
+class GatedInput final : public ProofInput {
+ public:
+  GatedInput(CircuitDescription c, uint32_t partitions, std::shared_future<void> gate)
+      : c_(c), partitions_(partitions), gate_(std::move(gate)) {}
+  std::string kind() const override { return "gated"; }
+  std::string describe() const override { return "the gated test kind"; }
+  uint32_t partitions() const override { return partitions_; }
+  CircuitShape shape() const override { return synthetic_shape(c_); }
+  std::string param_id() const override { return ParameterManager::synthetic_id(c_); }
+  void synthesize(uint32_t k, r1cs::ProvingAssignment& pa) const override {
+    if (k == 0) gate_.wait();
+    circuit(k).synthesize(pa);
+  }
+  std::optional<std::vector<Fr>> public_inputs(uint32_t k) const override {
+    r1cs::TestChecker checker;
+    circuit(k).synthesize(checker);
+    return std::vector<Fr>(checker.inputs().begin() + 1, checker.inputs().end());
+  }
+  uint64_t input_bytes() const override { return 0; }
+
+ private:
+  circuits::SyntheticCircuit circuit(uint32_t k) const {
+    circuits::SyntheticCircuit c(c_.constraints, c_.public_inputs, {}, c_.seed);
+    c.set_witness_seed(c_.seed + k);
+    return c;
+  }
+  CircuitDescription c_;
+  uint32_t partitions_;
+  std::shared_future<void> gate_;
+};
+
+// An urgent job (WinningPoSt) must not wait behind work waiting for the budget: while a blocker's
+// partition 0 holds the budget and a worker, and its partition 1 waits for the budget, the urgent
+// job is admitted by its own worker and proved. Reserve keeps room for it inside the budget;
+// beside charges it beyond the full budget.
+TEST(EngineTest, UrgentJobsPassWorkWaitingForTheBudget) {
+  TempDir dir;
+  const CircuitDescription big{.constraints = 1 << 14, .public_inputs = 4, .seed = 41};
+  const CircuitDescription urgent{.constraints = 1 << 10, .public_inputs = 4, .seed = 42};
+  int64_t params_bytes = 0;
+  {
+    Engine e(small_config(dir.str()));
+    e.preload_params(ParameterManager::synthetic_id(big));
+    e.preload_params(ParameterManager::synthetic_id(urgent));
+    for (const auto& p : e.snapshot().params) params_bytes += p.host_bytes;
+  }
+  const uint64_t big_partition = partition_shape(synthetic_shape(big)).total();
+  const uint64_t urgent_partition = partition_shape(synthetic_shape(urgent)).total();
+  for (UrgentAdmission mode : {UrgentAdmission::kBeside, UrgentAdmission::kReserve}) {
+    SCOPED_TRACE(std::string(urgent_admission_name(mode)));
+    EXPECT_EQ(parse_urgent_admission(urgent_admission_name(mode)), mode);
+    auto cfg = small_config(dir.str());
+    cfg.synthesis_workers = 2;
+    cfg.urgent_admission = mode;
+    cfg.urgent_reserve_bytes = urgent_partition;
+    // Both sets and one big partition fit, two big partitions never.
+    cfg.budget_bytes =
+        uint64_t(params_bytes) + big_partition * 3 / 2 + (mode == UrgentAdmission::kReserve ? urgent_partition : 0);
+    Engine engine(cfg);
+    engine.preload_params(ParameterManager::synthetic_id(big));
+    engine.preload_params(ParameterManager::synthetic_id(urgent));
+    std::promise<void> open;
+    JobRequest blocker;
+    blocker.request_id = "blocker";
+    blocker.input = std::make_shared<GatedInput>(big, 3, open.get_future().share());
+    engine.submit(blocker);
+    auto stage_seen = [&](const char* stage) {
+      const auto deadline = std::chrono::steady_clock::now() + 60s;
+      for (;;) {
+        const auto s = engine.snapshot();
+        if (std::any_of(s.partitions.begin(), s.partitions.end(),
+                        [&](const PartitionStatus& p) { return p.stage == stage; }))
+          return true;
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(1ms);
+      }
+    };
+    ASSERT_TRUE(stage_seen("waiting_budget"));
+    JobRequest winning;
+    winning.request_id = "winning";
+    winning.priority = 4000;
+    winning.partitions.assign(1, urgent);
+    engine.submit(winning);
+    const auto r = engine.await("winning", 60s);  // before the gate opens
+    ASSERT_TRUE(r.has_value()) << "the urgent job waited behind the blocker";
+    EXPECT_EQ(r->state, JobState::kSucceeded);
+    EXPECT_TRUE(r->verified);
+    EXPECT_EQ(engine.peek("blocker").state, JobState::kRunning);
+    if (mode == UrgentAdmission::kReserve) EXPECT_LE(engine.snapshot().buffers.peak_budget_used, cfg.budget_bytes);
+    open.set_value();
+    EXPECT_EQ(await_end(engine, "blocker").state, JobState::kSucceeded);
+    expect_idle(engine);
+  }
+  EXPECT_THROW(parse_urgent_admission("first"), std::invalid_argument);
 }
 
 TEST(EngineTest, EveryPolicyProves) {

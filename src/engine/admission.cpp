@@ -9,12 +9,26 @@
 
 namespace cuzk::engine {
 
+uint64_t Engine::Impl::urgent_room() const {
+  return config.urgent_admission == UrgentAdmission::kReserve ? config.urgent_reserve_bytes : 0;
+}
+
 bool Engine::Impl::admit(Partition& p, const std::string& worker) {
   const uint64_t need = p.job->shape.total();
+  if (p.job->urgent) {
+    // A WinningPoSt must not queue behind C2 partitions waiting for memory: it is charged at once,
+    // inside the room ordinary work left free (reserve) or beyond the budget (beside); either way
+    // ordinary work then waits for it. Its worker takes one partition at a time, so the excess is
+    // bounded by one urgent partition plus those waiting for the GPU.
+    budget.force_reserve(need);
+    p.reserved = need;
+    return true;
+  }
+  const uint64_t keep_free = urgent_room();
   auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
   switch (config.policy) {
     case Policy::kBudget:
-      if (!budget.try_reserve(need)) {
+      if (!budget.try_reserve(need, keep_free)) {
         p.set_where(Stage::kWaitingBudget, worker);
         // Idle parameter sets go before work waits, and again whenever the budget changes
         // while this partition is at the head of the line; but not its own set, which it would
@@ -22,10 +36,10 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         // The backends' idle copies go too, when that lets the partition in (their unlock
         // waits for the device, and the next partitions would make them again).
         auto on_pressure = [&] {
-          params.evict_idle_for(need, p.job->param_id);
-          trim_backends_if_that_fits(need);
+          params.evict_idle_for(need + keep_free, p.job->param_id);
+          trim_backends_if_that_fits(need + keep_free);
         };
-        if (!budget.reserve(need, give_up, on_pressure)) return false;
+        if (!budget.reserve(need, give_up, on_pressure, keep_free)) return false;
       }
       break;
     case Policy::kSemaphoreReleaseAfterSynth:

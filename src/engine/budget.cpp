@@ -23,7 +23,7 @@ size_t MemoryBudget::waiters() const {
 }
 
 bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
-                           const std::function<void()>& on_pressure) {
+                           const std::function<void()>& on_pressure, uint64_t keep_free) {
   std::unique_lock lock(mutex_);
   const uint64_t ticket = next_ticket_++;
   waiting_.push_back(ticket);
@@ -35,7 +35,7 @@ bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
       return false;
     }
     if (waiting_.front() == ticket) {
-      if (used_ + bytes <= total_) break;
+      if (used_ + bytes + keep_free <= total_) break;
       if (on_pressure && pressured_at != version_) {
         pressured_at = version_;
         lock.unlock();
@@ -54,9 +54,9 @@ bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
   return true;
 }
 
-bool MemoryBudget::try_reserve(uint64_t bytes) {
+bool MemoryBudget::try_reserve(uint64_t bytes, uint64_t keep_free) {
   std::unique_lock lock(mutex_);
-  if (!waiting_.empty() || used_ + bytes > total_) return false;
+  if (!waiting_.empty() || used_ + bytes + keep_free > total_) return false;
   used_ += bytes;
   peak_ = std::max(peak_, used_);
   changed(lock);

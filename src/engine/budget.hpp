@@ -27,9 +27,11 @@ class MemoryBudget {
   // such work up front.
   // on_pressure (optional) runs, outside the lock, when this waiter is at the head of the line
   // and does not fit, once per change of the budget: it may free memory (evict idle sets).
-  bool reserve(uint64_t bytes, const std::function<bool()>& give_up, const std::function<void()>& on_pressure = {});
-  // Reserves without waiting when the bytes fit now and nobody waits.
-  bool try_reserve(uint64_t bytes);
+  // keep_free: the bytes fit only when keep_free more would still fit (room left for urgent work).
+  bool reserve(uint64_t bytes, const std::function<bool()>& give_up, const std::function<void()>& on_pressure = {},
+               uint64_t keep_free = 0);
+  // Reserves without waiting when the bytes (and keep_free more) fit now and nobody waits.
+  bool try_reserve(uint64_t bytes, uint64_t keep_free = 0);
   // Reserves even beyond the total (parameters being loaded, unbounded policies); the excess
   // shows in used() and makes waiters wait longer.
   void force_reserve(uint64_t bytes);

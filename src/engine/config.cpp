@@ -29,6 +29,17 @@ Policy parse_policy(std::string_view name) {
                               "channel-capacity-workers)");
 }
 
+std::string_view urgent_admission_name(UrgentAdmission a) {
+  return a == UrgentAdmission::kBeside ? "beside" : "reserve";
+}
+
+UrgentAdmission parse_urgent_admission(std::string_view name) {
+  for (UrgentAdmission a : {UrgentAdmission::kBeside, UrgentAdmission::kReserve}) {
+    if (urgent_admission_name(a) == name) return a;
+  }
+  throw std::invalid_argument("unknown urgent admission '" + std::string(name) + "' (beside, reserve)");
+}
+
 std::string_view backend_name(BackendKind b) {
   switch (b) {
     case BackendKind::kAuto:

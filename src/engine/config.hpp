@@ -37,6 +37,15 @@ enum class BackendKind { kAuto, kCpu, kCuda };
 std::string_view backend_name(BackendKind b);
 BackendKind parse_backend(std::string_view name);
 
+// How urgent jobs (WinningPoSt) take host memory under the budget policy: kBeside charges their
+// bytes beyond the budget when it is full (no cost to other work; the budget is exceeded by at
+// most the urgent partitions in flight), kReserve makes ordinary work leave urgent_reserve_bytes
+// of the budget free for them.
+enum class UrgentAdmission { kBeside, kReserve };
+std::string_view urgent_admission_name(UrgentAdmission a);
+// Throws std::invalid_argument listing the valid names ("beside", "reserve").
+UrgentAdmission parse_urgent_admission(std::string_view name);
+
 struct EngineConfig {
   // Host-memory budget. 0 = auto: MemTotal minus safety_margin_bytes.
   uint64_t budget_bytes = 0;
@@ -60,6 +69,12 @@ struct EngineConfig {
   size_t max_queued_partitions = 4096;
   size_t max_partitions_per_job = 64;
   Policy policy = Policy::kBudget;
+  // Jobs of this priority or higher are urgent (the daemon gives WinningPoSt's CRITICAL 4000 with
+  // offsets of up to +-999): a synthesis worker of their own, admission as urgent_admission says,
+  // the head of the GPU queue even when it is full, and synthesis in a high-priority task arena.
+  int urgent_priority = 3001;
+  UrgentAdmission urgent_admission = UrgentAdmission::kBeside;
+  uint64_t urgent_reserve_bytes = uint64_t(1) << 30;  // kReserve only
   std::string param_cache_dir = "params-cache";
   // Generate parameters for synthetic circuits that are not in the cache (demo and bench).
   bool allow_synthetic_setup = true;

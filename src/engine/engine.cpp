@@ -159,7 +159,13 @@ Engine::Engine(EngineConfig config) {
     throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
   }
   m.synthesis_workers = resolve_synthesis_workers(c);
-  for (unsigned i = 0; i < m.synthesis_workers; i++) m.threads.emplace_back([&m, i] { m.run_synthesis_worker(i); });
+  for (unsigned i = 0; i < m.synthesis_workers; i++) {
+    m.threads.emplace_back([&m, i] {
+      m.run_synthesis_worker(m.work_queue, std::string(worker_name(Worker::kSynthesis)) + "-" + std::to_string(i),
+                             false);
+    });
+  }
+  m.threads.emplace_back([&m] { m.run_synthesis_worker(m.urgent_queue, "urgent-synth", true); });
   for (auto& d : m.devices) {
     for (unsigned w = 0; w < std::max(1u, c.gpu_workers_per_device); w++, m.gpu_workers++) {
       m.threads.emplace_back([&m, dev = d.get(), w] { m.run_gpu_worker(*dev, w); });
@@ -180,9 +186,13 @@ Engine::Engine(EngineConfig config) {
   });
   std::string names;
   for (auto& d : m.devices) names += (names.empty() ? "" : ",") + d->backend->name();
-  spdlog::info("engine: backend {}, policy {}, budget {}, {} synthesis workers, {} GPU workers, {} finalizers", names,
-               policy_name(c.policy), mib(m.budget.total()), m.synthesis_workers, m.gpu_workers,
-               std::max(1u, c.finalizer_threads));
+  spdlog::info(
+      "engine: backend {}, policy {}, budget {}, {} synthesis workers (+1 urgent, priority >= {}, admitted {}{}), {} "
+      "GPU workers, {} finalizers",
+      names, policy_name(c.policy), mib(m.budget.total()), m.synthesis_workers, c.urgent_priority,
+      urgent_admission_name(c.urgent_admission),
+      c.urgent_admission == UrgentAdmission::kReserve ? " " + mib(c.urgent_reserve_bytes) : std::string(),
+      m.gpu_workers, std::max(1u, c.finalizer_threads));
 }
 
 Engine::~Engine() {
@@ -232,19 +242,25 @@ std::string Engine::submit(JobRequest request) {
   // The set's bytes count even when it is loaded now: it may be evicted and reloaded while
   // this job waits, and a partition plus its parameters must fit together.
   const uint64_t params_bytes = uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
-  if (m.config.policy == Policy::kBudget && job->shape.total() + params_bytes + job->input_bytes > m.budget.total()) {
+  job->urgent = request.priority >= m.config.urgent_priority;
+  const uint64_t room = job->urgent ? 0 : m.urgent_room();
+  if (m.config.policy == Policy::kBudget &&
+      job->shape.total() + params_bytes + job->input_bytes + room > m.budget.total()) {
     throw EngineError(Code::kFailedPrecondition,
                       "one partition needs " + mib(job->shape.total()) + " (a/b/c " + mib(job->shape.abc()) +
-                          ") plus " + mib(params_bytes) + " of parameters, more than the whole host-memory budget of " +
-                          mib(m.budget.total()) + "; raise the budget or use smaller partitions");
+                          ") plus " + mib(params_bytes) + " of parameters" +
+                          (room ? " and the " + mib(room) + " kept for urgent work" : std::string()) +
+                          ", more than the whole host-memory budget of " + mib(m.budget.total()) +
+                          "; raise the budget or use smaller partitions");
   }
 
   {
     std::lock_guard lock(m.mutex);
     if (!m.accepting) throw EngineError(Code::kUnavailable, "the engine is shutting down");
-    if (m.work_queue.size() + partition_count > m.config.max_queued_partitions) {
+    const size_t queued = m.work_queue.size() + m.urgent_queue.size();
+    if (queued + partition_count > m.config.max_queued_partitions) {
       throw EngineError(Code::kResourceExhausted,
-                        "the queue is full (" + std::to_string(m.work_queue.size()) + " partitions waiting, limit " +
+                        "the queue is full (" + std::to_string(queued) + " partitions waiting, limit " +
                             std::to_string(m.config.max_queued_partitions) + "); retry later");
     }
     job->seq = m.next_seq++;
@@ -272,7 +288,7 @@ std::string Engine::submit(JobRequest request) {
       p->queued_at = job->submitted;
       m.live.push_back(p);
       // Under the engine's lock, so the queue limit above holds for concurrent submits.
-      m.work_queue.push_unbounded(p->key, p);
+      (job->urgent ? m.urgent_queue : m.work_queue).push_unbounded(p->key, p);
     }
   }
   spdlog::info("job {}: queued, {}: {} partition(s) of {} constraints, priority {}, parameters {}", job->id,
@@ -413,6 +429,7 @@ void Engine::shutdown(bool cancel_in_flight) {
   }
   m.stopping = true;
   m.work_queue.close();
+  m.urgent_queue.close();
   m.gpu_queue.close();
   m.finalize_queue.close();
   m.budget.wake_all();
@@ -434,6 +451,7 @@ bool Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) 
   }
   auto mine = [&job](const Partition& p) { return p.job.get() == &job; };
   for (auto& p : work_queue.remove_if(mine)) retire(p, false);
+  for (auto& p : urgent_queue.remove_if(mine)) retire(p, false);
   for (auto& p : gpu_queue.remove_if(mine)) retire(p, false);
   for (auto& p : finalize_queue.remove_if(mine)) retire(p, false);
   budget.wake_all();
@@ -506,7 +524,7 @@ EngineSnapshot Engine::snapshot() const {
   s.synthesis_workers = m.synthesis_workers;
   s.gpu_workers = m.gpu_workers;
   s.finalizer_threads = std::max(1u, m.config.finalizer_threads);
-  s.queued_partitions = m.work_queue.size();
+  s.queued_partitions = m.work_queue.size() + m.urgent_queue.size();
   s.gpu_queue_depth = m.gpu_queue.size();
   s.buffers = m.tracker.snapshot();
   int64_t device_bytes = 0;

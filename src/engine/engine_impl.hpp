@@ -61,6 +61,7 @@ struct Job {
   PartitionShape shape;
   Clock::time_point submitted;
   std::atomic<bool> stop{false};  // cancelled or failed: drop the remaining partitions
+  bool urgent = false;            // priority >= EngineConfig::urgent_priority
   // Guarded by Engine::Impl::mutex.
   JobState state = JobState::kQueued;
   bool cancel_requested = false;
@@ -108,7 +109,9 @@ struct Engine::Impl {
   // The workers, one file each: run_*_worker pops partitions and hands each to its *_partition
   // function, which passes it on or retires it; an exception leaves the partition with the
   // worker, which fails it. `name` is the worker's thread and timeline track name.
-  void run_synthesis_worker(unsigned index);
+  // `queue` is work_queue, or urgent_queue for the urgent worker (its synthesis runs in a
+  // high-priority task arena, so the shared threads turn to it first).
+  void run_synthesis_worker(PartitionQueue& queue, const std::string& name, bool urgent);
   void synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name);
   void run_gpu_worker(Device& device, unsigned index);
   void prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& name);
@@ -118,7 +121,8 @@ struct Engine::Impl {
   void fail(std::shared_ptr<Partition> p, const char* what_failed, const std::string& what);
 
   // admission.cpp: what a partition takes from the budget and gives back.
-  // Admission under the configured policy; false when the partition was dropped meanwhile.
+  // Admission under the configured policy (urgent work: at once, config.urgent_admission); false
+  // when the partition was dropped meanwhile.
   bool admit(Partition& p, const std::string& worker);
   // Hands a partition's buffers to the deallocation thread; when they are freed the
   // reservation returns to the budget and the partition counts as ended for its job.
@@ -131,6 +135,8 @@ struct Engine::Impl {
   // (ProverBackend::idle_host_bytes); called where that changes. trim_backends frees it.
   void charge_idle_host_memory();
   void trim_backends();
+  // What ordinary work leaves free in the budget for urgent work.
+  uint64_t urgent_room() const;
   // trim_backends, when what it frees would let `need` bytes fit in the budget.
   void trim_backends_if_that_fits(uint64_t need);
   // Moves p's buffers to a tracked stage (its first: enters the tracker); the event is logged
@@ -148,6 +154,7 @@ struct Engine::Impl {
   BufferTracker tracker;
   ParameterManager params;
   PartitionQueue work_queue;
+  PartitionQueue urgent_queue;  // urgent jobs' partitions, for the urgent synthesis worker
   PartitionQueue gpu_queue;
   PartitionQueue finalize_queue;
   std::vector<std::unique_ptr<Device>> devices;

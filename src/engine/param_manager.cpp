@@ -215,7 +215,9 @@ int64_t ParameterManager::evict_idle_for(uint64_t bytes, const std::string& keep
       std::lock_guard lock(mutex_);
       auto victim = entries_.end();
       for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (!it->second.set || it->second.set.use_count() > 1 || it->first == keep) continue;
+        if (!it->second.set || it->second.set.use_count() > 1 || it->first == keep ||
+            kept_under_pressure_.count(it->first))
+          continue;
         if (victim == entries_.end() || it->second.last_used < victim->second.last_used) victim = it;
       }
       if (victim == entries_.end()) break;
@@ -225,6 +227,11 @@ int64_t ParameterManager::evict_idle_for(uint64_t bytes, const std::string& keep
     finish_drop(set);
   }
   return freed;
+}
+
+void ParameterManager::keep_under_pressure(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  kept_under_pressure_.insert(id);
 }
 
 bool ParameterManager::resident(const std::string& id) const {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,9 @@ class ParameterManager {
   // none is left; returns the bytes freed. `keep` (if not empty) is never evicted: the set the
   // waiting work itself needs, which it would load again at once, over the budget.
   int64_t evict_idle_for(uint64_t bytes, const std::string& keep = {});
+  // Keeps the set out of evict_idle_for from now on (urgent work's sets: a WinningPoSt must not
+  // reload its set because C2 partitions waited for the budget); evict() still drops it.
+  void keep_under_pressure(const std::string& id);
   // Host bytes the set would take, from its file (or its synthetic shape); nullopt if unknown.
   std::optional<int64_t> expected_bytes(const std::string& id) const;
   bool resident(const std::string& id) const;
@@ -91,6 +95,7 @@ class ParameterManager {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<std::string, Entry> entries_;
+  std::set<std::string> kept_under_pressure_;
   int64_t resident_bytes_ = 0;
 };
 

@@ -3,6 +3,7 @@
 // assignment synthesized on a CPU worker, then it goes to the GPU queue.
 #include <algorithm>
 #include <spdlog/spdlog.h>
+#include <tbb/task_arena.h>
 
 #include "engine/engine_impl.hpp"
 #include "engine/thread_name.hpp"
@@ -22,12 +23,14 @@ BufferBytes bytes_of(const r1cs::ProvingAssignment& pa) {
 
 }  // namespace
 
-void Engine::Impl::run_synthesis_worker(unsigned index) {
-  const std::string name = std::string(worker_name(Worker::kSynthesis)) + "-" + std::to_string(index);
+void Engine::Impl::run_synthesis_worker(PartitionQueue& queue, const std::string& name, bool urgent) {
   name_this_thread(name);
-  while (auto p = work_queue.pop()) {
+  // Urgent synthesis' inner parallel loops go to an arena the shared threads serve first.
+  tbb::task_arena arena(tbb::task_arena::automatic, 1,
+                        urgent ? tbb::task_arena::priority::high : tbb::task_arena::priority::normal);
+  while (auto p = queue.pop()) {
     try {
-      synthesize_partition(p, name);
+      arena.execute([&] { synthesize_partition(p, name); });
     } catch (const std::exception& e) {
       if (p) fail(std::move(p), "synthesis", e.what());
     }
@@ -47,6 +50,7 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   // Parameters: loaded once per set and shared while partitions hold them (the first pays).
   p->set_where(Stage::kLoadingParameters, name);
   p->params = params.acquire(job.param_id);
+  if (job.urgent) params.keep_under_pressure(job.param_id);
   const auto loaded = Clock::now();
   observe_stage(Stage::kLoadingParameters, name, *p, admitted, loaded);
   if (job.stop) return retire(std::move(p), false);  // cancelled meanwhile: skip the synthesis
@@ -88,6 +92,11 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     // holding its memory (the design that ran a 755 GiB host out of memory).
     p->holds_permit = false;
     permits.release(1);
+    gpu_queue.push_unbounded(key, std::move(p));
+    return;
+  }
+  // Urgent work goes ahead of the queue even when it is full (its key sorts it first).
+  if (job.urgent) {
     gpu_queue.push_unbounded(key, std::move(p));
     return;
   }

@@ -237,6 +237,19 @@ std::vector<Setting> make_settings() {
                      "Admission policy; only budget bounds host memory: the others reproduce earlier designs' "
                      "out-of-memory behaviour for comparison and are refused unless allow_comparison_policies is "
                      "on"));
+  t.push_back(count("engine", "urgent_priority", "--urgent-priority", field(&EngineConfig::urgent_priority), 1,
+                    1'000'000,
+                    "Jobs of this priority or higher are urgent (priority level x 1000 + offset: CRITICAL, "
+                    "WinningPoSt's default, is 4000): a synthesis worker of their own, admitted at once, the head "
+                    "of the GPU queue"));
+  t.push_back(choice("engine", "urgent_admission", "--urgent-admission", field(&EngineConfig::urgent_admission),
+                     &engine::urgent_admission_name, &engine::parse_urgent_admission,
+                     {engine::UrgentAdmission::kBeside, engine::UrgentAdmission::kReserve},
+                     "How urgent jobs take host memory: beside (charged beyond the budget when it is full; other "
+                     "work loses nothing) or reserve (other work leaves urgent_reserve of the budget free)"));
+  t.push_back(size("engine", "urgent_reserve", "--urgent-reserve", field(&EngineConfig::urgent_reserve_bytes),
+                   "With urgent_admission = reserve: the budget other work leaves free for urgent jobs (a 32 GiB "
+                   "WinningPoSt partition holds about 0.12 GiB, its parameters 0.18 GiB)"));
   t.push_back(toggle("engine", "allow_comparison_policies", "--allow-comparison-policies",
                      field(&DaemonConfig::allow_comparison_policies),
                      "Accept a comparison policy (any but budget) in this daemon; for measurements only: it does not "

@@ -68,8 +68,14 @@ struct PipelineBenchArgs {
   bool pseudo_params = false;
   // PoRep C2 jobs of generated test sectors of this registered seal proof instead of synthetic ones;
   // parameters: Filecoin's published file, --pseudo-params, or a TEST setup with test_params.
+  // Or PoSt jobs of sparse sectors: WinningPoSt, or one WindowPoSt partition of full sectors.
   std::string proof;
   bool test_params = false;
+  // WinningPoSt jobs of this registered PoSt proof at CRITICAL priority: one alone before the
+  // jobs, then one every urgent_every_s seconds (each awaited) while they run; their latency.
+  std::string urgent;
+  double urgent_every_s = 5;
+  std::string urgent_admission = "beside";
 };
 
 int run_pipeline_bench(const PipelineBenchArgs& args);

@@ -124,7 +124,16 @@ int main(int argc, char** argv) {
                      "whose setup is impractical; speed only: proofs are not verified)");
   pipe_cmd->add_option("--proof", pipe.proof,
                        "PoRep C2 jobs of generated test sectors of this registered seal proof (e.g. "
-                       "StackedDrg32GiBV1_1) instead of synthetic ones");
+                       "StackedDrg32GiBV1_1), or PoSt jobs of sparse sectors of this registered PoSt proof (e.g. "
+                       "StackedDrgWindow32GiBV1_2: one full partition each), instead of synthetic ones");
+  pipe_cmd->add_option("--urgent", pipe.urgent,
+                       "also WinningPoSt jobs of this registered PoSt proof (e.g. StackedDrgWinning32GiBV1) at "
+                       "CRITICAL priority: one alone first, then one every --urgent-every seconds during the jobs; "
+                       "prints their latencies");
+  pipe_cmd->add_option("--urgent-every", pipe.urgent_every_s, "seconds between urgent jobs during the run")
+      ->check(CLI::PositiveNumber);
+  pipe_cmd->add_option("--urgent-admission", pipe.urgent_admission, "beside or reserve (engine.urgent_admission)")
+      ->check(CLI::IsMember({"beside", "reserve"}));
   pipe_cmd->add_flag("--test-params", pipe.test_params,
                      "--proof: a TEST setup of our own when Filecoin's published parameters are absent");
   pipe_cmd->add_option("--seed", pipe.seed, "circuit seed");

@@ -1,22 +1,29 @@
 // cuzk-bench pipeline: the engine end to end on synthetic PoRep-profile jobs (or, with --proof,
-// PoRep C2 jobs of generated test sectors), once per
+// PoRep C2 jobs of generated test sectors or PoSt jobs of sparse sectors), once per
 // scheduling policy (and synthesis worker count), one table row each: seconds per job, the
 // prover's busy fraction, peak RSS, peak synthesized partitions waiting for the prover, and
-// the budget. Shows what the budget policy bounds and the older designs do not.
+// the budget. Shows what the budget policy bounds and the older designs do not. With --urgent,
+// WinningPoSt jobs at CRITICAL priority beside them, and their latency alone and under load.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <spdlog/spdlog.h>
 #include <string>
+#include <tbb/parallel_for.h>
+#include <thread>
 #include <unistd.h>
 
 #include "bench/commands.hpp"
 #include "circuits/synthetic.hpp"
 #include "engine/engine.hpp"
+#include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/sparse_post_sector.hpp"
 #include "filecoin/test_sector.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
@@ -27,7 +34,15 @@ namespace cuzk::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Inputs = std::vector<std::shared_ptr<const engine::ProofInput>>;
 double gib(int64_t b) { return double(b) / double(int64_t(1) << 30); }
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// --urgent: WinningPoSt latencies (submission to proof), alone and during the run.
+struct UrgentRow {
+  double alone_first = 0, alone = 0;  // the first one pays its set's first use on the device
+  std::vector<double> loaded;
+};
 
 struct Row {
   double seconds_per_job = 0, busy = 0, peak_rss = 0, peak_tracked = 0, peak_budget_used = 0, budget = 0;
@@ -39,11 +54,50 @@ struct Row {
   double steady_seconds_per_job = 0;  // between the first and the last job's end (0 for one job)
 };
 
+// PoSt jobs of sparse sectors (sparse_post_sector.hpp), each with its own randomness: WinningPoSt
+// one sector each, WindowPoSt one full partition each (sector ids numbered per job).
+Inputs post_inputs(const filecoin::PoStProofInfo& info, unsigned jobs, uint64_t seed) {
+  Inputs out;
+  const auto t0 = Clock::now();
+  const bool winning = info.type == filecoin::PoStType::kWinning;
+  for (unsigned j = 0; j < jobs; j++) {
+    filecoin::Bytes32 randomness{};
+    for (size_t i = 0; i < randomness.size(); i++) randomness[i] = uint8_t(seed * 7 + j * 13 + i);
+    randomness[31] &= 0x3f;
+    const size_t sectors = winning ? 1 : info.params.sector_count;
+    std::vector<std::vector<uint8_t>> bytes(sectors);
+    tbb::parallel_for(size_t(0), sectors, [&](size_t i) {
+      const uint64_t id = uint64_t(j) * 1'000'000 + i + 1;  // ascending: sector i is the verifier's i-th
+      bytes[i] = filecoin::write_fallback_post_sector_proof(
+          filecoin::sparse_post_vanilla_proof(info, randomness, id, i, seed));
+    });
+    kinds::PoStRequest r;
+    r.winning = winning;
+    for (const auto& b : bytes) r.vanilla_proofs.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+    r.registered_proof = info.id();
+    r.miner_id = 1000;
+    r.randomness = std::string_view(reinterpret_cast<const char*>(randomness.data()), randomness.size());
+    r.sector_size = info.params.sector_size;
+    out.push_back(kinds::make_post_input(r));
+  }
+  std::fprintf(stderr, "inputs: %u %s job(s) of sparse sectors (%zu sector(s) each) made and checked in %.1f s\n", jobs,
+               std::string(info.name).c_str(), winning ? size_t(1) : info.params.sector_count, seconds_since(t0));
+  return out;
+}
+
+bool is_post_proof(const std::string& name) {
+  for (const auto& p : filecoin::post_proofs()) {
+    if (p.name == name) return true;
+  }
+  return false;
+}
+
 // --proof: one PoRep C2 job per generated test sector (sector numbers 1, 2, ...: each its own
-// challenges), made before the timed run.
-std::vector<std::shared_ptr<const engine::ProofInput>> porep_inputs(const PipelineBenchArgs& a) {
+// challenges), or PoSt jobs; made before the timed run.
+Inputs proof_inputs(const PipelineBenchArgs& a) {
+  if (is_post_proof(a.proof)) return post_inputs(filecoin::post_proof_info(a.proof), a.jobs, a.seed);
   const auto& info = filecoin::seal_proof_info(a.proof);
-  std::vector<std::shared_ptr<const engine::ProofInput>> out;
+  Inputs out;
   const auto t0 = Clock::now();
   for (unsigned j = 0; j < a.jobs; j++) {
     filecoin::TestSectorOptions o;
@@ -78,8 +132,20 @@ std::unique_ptr<groth16::Parameters> make_pseudo_parameters(const engine::Circui
   return std::make_unique<groth16::Parameters>(std::move(params));
 }
 
+// Pseudo-random points of a kind's circuit shape, from its partition 0 synthesized here.
+std::unique_ptr<groth16::Parameters> pseudo_parameters_of(const engine::ProofInput& input) {
+  const auto t0 = Clock::now();
+  r1cs::ProvingAssignment pa;
+  input.synthesize(0, pa);
+  pa.enforce_input_constraints();
+  auto params = groth16::pseudo_random_parameters(pa, std::bit_ceil(pa.num_constraints()), 1);
+  std::fprintf(stderr, "parameters %s: pseudo-random, %.1f GiB, made in %.1f s\n", input.kind().c_str(),
+               gib(int64_t(params.base_bytes())), seconds_since(t0));
+  return std::make_unique<groth16::Parameters>(std::move(params));
+}
+
 Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers, const std::string& timeline,
-            const std::vector<std::shared_ptr<const engine::ProofInput>>& porep) {
+            const Inputs& porep, const Inputs& urgent, UrgentRow* urgent_row) {
   engine::EngineConfig cfg;
   cfg.backend = engine::parse_backend(a.backend);
   cfg.policy = policy;
@@ -89,6 +155,7 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   cfg.timeline_path = timeline;
   cfg.log_events = a.log_events;
   cfg.verify_before_return = a.verify && !a.pseudo_params;
+  cfg.urgent_admission = engine::parse_urgent_admission(a.urgent_admission);
   engine::CircuitDescription c;
   c.constraints = a.constraints;
   c.public_inputs = uint32_t(a.public_inputs);
@@ -104,21 +171,14 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
         return id == engine::default_param_id(c) ? make_pseudo_parameters(c) : nullptr;
       };
     } else {
-      // Pseudo-random points of the real circuit's shape, from its partition 0 synthesized here.
-      cfg.make_parameters = [input = porep[0],
-                             param_id](const std::string& id) -> std::unique_ptr<groth16::Parameters> {
-        if (id != param_id) return nullptr;
-        const auto t0 = Clock::now();
-        r1cs::ProvingAssignment pa;
-        input->synthesize(0, pa);
-        pa.enforce_input_constraints();
-        auto params = groth16::pseudo_random_parameters(pa, std::bit_ceil(pa.num_constraints()), 1);
-        std::fprintf(stderr, "parameters: pseudo-random, %.1f GiB, made in %.1f s\n", gib(int64_t(params.base_bytes())),
-                     std::chrono::duration<double>(Clock::now() - t0).count());
-        return std::make_unique<groth16::Parameters>(std::move(params));
+      std::map<std::string, std::shared_ptr<const engine::ProofInput>> shapes{{param_id, porep[0]}};
+      if (!urgent.empty()) shapes.emplace(urgent[0]->param_id(), urgent[0]);
+      cfg.make_parameters = [shapes](const std::string& id) -> std::unique_ptr<groth16::Parameters> {
+        auto it = shapes.find(id);
+        return it == shapes.end() ? nullptr : pseudo_parameters_of(*it->second);
       };
     }
-  } else if (!porep.empty()) {
+  } else if (!porep.empty() || !urgent.empty()) {
     kinds::FilecoinParameterOptions o;
     o.allow_test_parameters = a.test_params;
     o.test_dir = a.params_dir;
@@ -126,8 +186,29 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   }
   engine::Engine eng(cfg);
   eng.preload_params(param_id);  // not part of the measurement
+  Row row;
+  std::atomic<unsigned> urgent_failed{0};
+  auto prove_urgent = [&]() -> double {
+    engine::JobRequest r;
+    r.input = urgent[0];
+    r.priority = 4000;  // CRITICAL, as the daemon gives WinningPoSt
+    const auto t = Clock::now();
+    const auto id = eng.submit(std::move(r));
+    const auto res = eng.await(id, std::chrono::hours(1));
+    if (!res || res->state != engine::JobState::kSucceeded) {
+      urgent_failed++;
+      std::fprintf(stderr, "urgent job %s: %s\n", id.c_str(), res ? res->error.c_str() : "timed out");
+    }
+    return seconds_since(t);
+  };
+  if (!urgent.empty()) {
+    eng.preload_params(urgent[0]->param_id());
+    urgent_row->alone_first = prove_urgent();
+    urgent_row->alone = prove_urgent();
+  }
 
   const auto t0 = Clock::now();
+  const double busy_before = eng.snapshot().gpu_busy_seconds;  // the urgent jobs alone
   std::vector<std::string> ids;
   for (unsigned j = 0; j < a.jobs; j++) {
     engine::JobRequest r;
@@ -138,7 +219,18 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
     }
     ids.push_back(eng.submit(std::move(r)));
   }
-  Row row;
+  std::atomic<bool> all_ended{false};
+  std::thread urgent_thread;
+  if (!urgent.empty()) {
+    urgent_thread = std::thread([&] {
+      for (;;) {
+        const auto due = Clock::now() + std::chrono::duration<double>(a.urgent_every_s);
+        while (!all_ended && Clock::now() < due) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (all_ended) return;
+        urgent_row->loaded.push_back(prove_urgent());
+      }
+    });
+  }
   std::vector<double> ends;
   for (const auto& id : ids) {
     auto res = eng.await(id, std::chrono::hours(24));
@@ -148,12 +240,15 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
       std::fprintf(stderr, "job %s: %s\n", id.c_str(), res ? res->error.c_str() : "timed out");
     }
   }
+  const double wall = seconds_since(t0);
+  all_ended = true;
+  if (urgent_thread.joinable()) urgent_thread.join();
+  row.failed += urgent_failed;
   std::sort(ends.begin(), ends.end());
   if (ends.size() > 1) row.steady_seconds_per_job = (ends.back() - ends.front()) / double(ends.size() - 1);
-  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   const auto s = eng.snapshot();
   row.seconds_per_job = wall / double(a.jobs);
-  row.busy = s.gpu_busy_seconds / (wall * double(std::max(1u, s.gpu_workers)));
+  row.busy = (s.gpu_busy_seconds - busy_before) / (wall * double(std::max(1u, s.gpu_workers)));
   row.peak_rss = gib(s.buffers.peak_rss_bytes);
   row.peak_tracked = gib(s.buffers.peak_tracked_bytes);
   row.peak_budget_used = gib(s.buffers.peak_budget_used);
@@ -175,16 +270,21 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
   } else {
     policies = {engine::parse_policy(a.policy)};
   }
-  std::vector<std::shared_ptr<const engine::ProofInput>> porep;
-  if (!a.proof.empty()) {
-    try {
-      porep = porep_inputs(a);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "cuzk-bench pipeline: %s\n", e.what());
-      return 2;
+  Inputs porep, urgent;
+  try {
+    if (!a.proof.empty()) porep = proof_inputs(a);
+    if (!a.urgent.empty()) {
+      const auto& info = filecoin::post_proof_info(a.urgent);
+      if (info.type != filecoin::PoStType::kWinning) throw std::invalid_argument("--urgent takes a WinningPoSt proof");
+      urgent = post_inputs(info, 1, a.seed + 1000);
     }
-    std::printf("engine pipeline, backend %s: %u PoRep C2 job(s) of %s (%u partition(s) each)%s\n\n", a.backend.c_str(),
-                a.jobs, a.proof.c_str(), porep[0]->partitions(),
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench pipeline: %s\n", e.what());
+    return 2;
+  }
+  if (!porep.empty()) {
+    std::printf("engine pipeline, backend %s: %u %s job(s) of %s (%u partition(s) each)%s\n\n", a.backend.c_str(),
+                a.jobs, porep[0]->kind().c_str(), a.proof.c_str(), porep[0]->partitions(),
                 a.pseudo_params
                     ? "; PSEUDO-RANDOM parameters of the circuit's shape: speed only, proofs are not verified"
                     : "");
@@ -199,6 +299,7 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
       "partitions | peak budget used GiB | budget GiB | failed | after: budget beyond parameters GiB | after: locked "
       "a/b/c GiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
+  std::vector<std::pair<std::string, UrgentRow>> urgent_rows;
   for (auto policy : policies) {
     for (unsigned w : a.workers) {
       std::string timeline;
@@ -211,13 +312,30 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
                          .string();
         }
       }
-      const Row r = run_one(a, policy, w, timeline, porep);
+      UrgentRow u;
+      const Row r = run_one(a, policy, w, timeline, porep, urgent, &u);
       std::printf("| %s | %u | %.2f | %.2f | %.0f%% | %.3f | %.3f | %lld | %.3f | %.3f | %u | %.3f | %.3f |\n",
                   std::string(engine::policy_name(policy)).c_str(), w, r.seconds_per_job, r.steady_seconds_per_job,
                   100 * r.busy, r.peak_rss, r.peak_tracked, (long long)r.peak_waiting, r.peak_budget_used, r.budget,
                   r.failed, r.idle_budget_beyond_params, r.idle_pinned_abc);
       std::fflush(stdout);
       if (r.failed) rc = 1;
+      if (!urgent.empty())
+        urgent_rows.emplace_back(std::string(engine::policy_name(policy)) + " w" + std::to_string(w), u);
+    }
+  }
+  if (!urgent.empty()) {
+    std::printf(
+        "\n%s at CRITICAL priority (urgent admission %s), submission to proof, s: alone (first; then warm), "
+        "and one every %.1f s while the jobs ran\n\n| run | alone first | alone | under load: n | median | "
+        "max |\n|---|---|---|---|---|---|\n",
+        a.urgent.c_str(), a.urgent_admission.c_str(), a.urgent_every_s);
+    for (auto& [run, u] : urgent_rows) {
+      std::sort(u.loaded.begin(), u.loaded.end());
+      const double median = u.loaded.empty() ? 0 : u.loaded[u.loaded.size() / 2];
+      const double max = u.loaded.empty() ? 0 : u.loaded.back();
+      std::printf("| %s | %.3f | %.3f | %zu | %.3f | %.3f |\n", run.c_str(), u.alone_first, u.alone, u.loaded.size(),
+                  median, max);
     }
   }
   return rc;

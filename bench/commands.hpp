@@ -125,6 +125,18 @@ int run_porep_bench(const PorepBenchArgs& args);
 // cuzk-bench c1: writes a generated test sector's Commit1 output.
 int run_c1_bench(const PorepBenchArgs& args);
 
+// cuzk-bench post-vanilla: one sector's PoSt vanilla proof (bincode, as Curio sends it).
+struct PostVanillaArgs {
+  std::string proof;                    // registered PoSt proof name, e.g. StackedDrgWindow2KiBV1_2
+  std::string replica, comm_c, comm_r;  // a sealed replica file and its comm_c (comm_r: checked)
+  bool sparse = false;                  // a sparse test sector instead (any size)
+  uint64_t sector_id = 0, seed = 1;     // seed: the sparse sector's leaves
+  size_t sector_index = 0;              // WindowPoSt: its position among the proof's sectors
+  std::string randomness;               // 64 hex digits; empty: zeros
+  std::string out;
+};
+int run_post_vanilla_command(const PostVanillaArgs& args);
+
 int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
 // Every GPU MSM of the process prints its phases' device times from now on (msm::cuda::
 // set_phase_report; 0 off). Only with CUZK_CUDA.

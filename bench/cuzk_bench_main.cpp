@@ -183,6 +183,23 @@ int main(int argc, char** argv) {
   c1_cmd->add_option("--seed", c1_args.seed, "ticket, seed and label seed");
   c1_cmd->add_flag("--random-data", c1_args.random_data, "pseudo-random data instead of zeros");
 
+  cuzk::bench::PostVanillaArgs vanilla;
+  auto* vanilla_cmd = app.add_subcommand(
+      "post-vanilla",
+      "writes one sector's PoSt vanilla proof as Curio sends it (bincode), from a sealed replica (up to 512 MiB) or "
+      "a sparse test sector");
+  vanilla_cmd->add_option("--proof", vanilla.proof, "registered PoSt proof, e.g. StackedDrgWindow2KiBV1_2")->required();
+  vanilla_cmd->add_option("--replica", vanilla.replica, "the sealed replica file");
+  vanilla_cmd->add_option("--comm-c", vanilla.comm_c, "with --replica: the sector's comm_c, 64 hex digits");
+  vanilla_cmd->add_option("--comm-r", vanilla.comm_r, "with --replica: its comm_r, checked against the replica");
+  vanilla_cmd->add_flag("--sparse", vanilla.sparse, "a sparse test sector of any size instead (never on chain)");
+  vanilla_cmd->add_option("--sector-id", vanilla.sector_id, "the sector number")->required();
+  vanilla_cmd->add_option("--sector-index", vanilla.sector_index,
+                          "WindowPoSt: the sector's position among the proof's sectors (sorted by id)");
+  vanilla_cmd->add_option("--randomness", vanilla.randomness, "the challenge randomness, 64 hex digits (default 0)");
+  vanilla_cmd->add_option("--seed", vanilla.seed, "--sparse: the sector's leaves");
+  vanilla_cmd->add_option("--out", vanilla.out, "output file (bincode)")->required();
+
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
   auto* gpu_msm_cmd = app.add_subcommand("gpu-msm", "GPU multi-scalar multiplication over pseudo-random bases");
@@ -214,6 +231,7 @@ int main(int argc, char** argv) {
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
   if (*porep_cmd) return cuzk::bench::run_porep_bench(porep);
   if (*c1_cmd) return cuzk::bench::run_c1_bench(c1_args);
+  if (*vanilla_cmd) return cuzk::bench::run_post_vanilla_command(vanilla);
 #ifdef CUZK_HAVE_CUDA_MSM
   if (*gpu_msm_cmd) return cuzk::bench::run_gpu_msm_bench(gpu_msm);
 #endif

@@ -19,6 +19,7 @@
 #include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/merkle_tree.hpp"
 #include "filecoin/parameter_files.hpp"
+#include "filecoin/post_vanilla_prover.hpp"
 #include "filecoin/registered_post_proof.hpp"
 #include "filecoin/sparse_post_sector.hpp"
 #include "gadgets/hashers.hpp"
@@ -253,6 +254,21 @@ TEST(FilecoinPostTest, Preseal2KiBSectorsSatisfyTheCircuit) {
       ASSERT_EQ(t.tree->root(), fr_from_hex(s.at("p_aux_comm_r_last_hex"))) << miner << " sector " << t.id;
       const Fr pair[2] = {t.comm_c, t.tree->root()};
       ASSERT_EQ(gadgets::poseidon_node_hash(pair), t.comm_r) << miner << " sector " << t.id;
+      // The vanilla prover from the replica file gives the same roots and opens the challenges.
+      const auto& window = post_proof_info(RegisteredPoStProof::kStackedDrgWindow2KiBV1_2);
+      const auto vanilla = post_vanilla_proof_from_replica(window, replica, t.comm_c, t.id, Bytes32{}, 0);
+      EXPECT_EQ(vanilla.comm_r, t.comm_r);
+      EXPECT_EQ(vanilla.sectors.at(0).comm_r_last, t.tree->root());
+      const auto opened = post_vanilla_challenges(window, Bytes32{}, t.id, 0);
+      for (size_t n = 0; n < opened.size(); n++) {
+        EXPECT_EQ(vanilla.sectors[0].inclusion_proofs.at(n).leaf, t.tree->leaf(opened[n]));
+      }
+      auto flipped = replica;
+      flipped[100] ^= 1;
+      EXPECT_NE(post_vanilla_proof_from_replica(window, flipped, t.comm_c, t.id, Bytes32{}, 0).comm_r, t.comm_r);
+      EXPECT_THROW(
+          post_vanilla_proof_from_replica(window, std::span(replica).first(2016), t.comm_c, t.id, Bytes32{}, 0),
+          std::invalid_argument);
       miners.back().push_back(std::move(t));
     }
   }

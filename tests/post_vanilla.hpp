@@ -15,6 +15,7 @@
 #include "filecoin/fallback_post_challenges.hpp"
 #include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/merkle_tree.hpp"
+#include "filecoin/post_vanilla_prover.hpp"
 #include "filecoin/registered_post_proof.hpp"
 #include "test_support.hpp"
 
@@ -70,15 +71,12 @@ inline std::vector<Sector> preseal_sectors() {
 // challenges at sector_index, in bincode.
 inline std::string vanilla_bincode(const filecoin::FallbackPoStParams& params, const Sector& s,
                                    const Bytes32& randomness, size_t sector_index) {
-  filecoin::FallbackPoStSectorProof p;
-  p.sector_id = s.id;
-  p.comm_r = s.comm_r;
-  auto& sector = p.sectors.emplace_back();
-  for (uint64_t leaf : filecoin::fallback_post_leaf_challenges(params, randomness, s.id, sector_index)) {
-    sector.inclusion_proofs.push_back(s.tree->proof(leaf));
-  }
-  sector.comm_c = s.comm_c;
-  sector.comm_r_last = s.tree->root();
+  // The WindowPoSt numbers of params (the kinds tests pass WindowPoSt or WinningPoSt ones as such).
+  filecoin::PoStProofInfo info{};
+  info.type = filecoin::PoStType::kWindow;
+  info.params = params;
+  auto p = filecoin::post_vanilla_proof_of_tree(info, *s.tree, s.comm_c, s.id, randomness, sector_index);
+  EXPECT_EQ(p.comm_r, s.comm_r) << "sector " << s.id << ": Poseidon(comm_c, comm_r_last) is not its comm_r";
   const auto bytes = filecoin::write_fallback_post_sector_proof(p);
   return std::string(bytes.begin(), bytes.end());
 }

@@ -1,7 +1,7 @@
 #include "filecoin/sparse_post_sector.hpp"
 
 #include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/post_vanilla_prover.hpp"
 #include "filecoin/sparse_sector.hpp"
 
 namespace cuzk::filecoin {
@@ -23,18 +23,7 @@ FallbackPoStSectorProof sparse_post_vanilla_proof(const PoStProofInfo& proof, co
   set.reserve(leaves.size());
   for (uint64_t leaf : leaves) set.emplace_back(leaf, value(seed, sector_id, 2, leaf));
   tree.set_leaves(set);
-
-  PoStSectorProof sector;
-  sector.comm_c = value(seed, sector_id, 1, 0);
-  sector.comm_r_last = tree.root();
-  sector.inclusion_proofs.reserve(leaves.size());
-  for (uint64_t leaf : leaves) sector.inclusion_proofs.push_back(tree.proof(leaf));
-  FallbackPoStSectorProof out;
-  out.sector_id = sector_id;
-  const Fr pair[2] = {sector.comm_c, sector.comm_r_last};
-  out.comm_r = tree_node_hash(gadgets::TreeHasher::kPoseidon, pair);
-  out.sectors.push_back(std::move(sector));
-  return out;
+  return post_vanilla_proof_of_tree(proof, tree, value(seed, sector_id, 1, 0), sector_id, randomness, sector_index);
 }
 
 }  // namespace cuzk::filecoin

@@ -23,6 +23,8 @@
 #include "filecoin/registered_post_proof.hpp"
 #include "filecoin/sparse_post_sector.hpp"
 #include "gadgets/hashers.hpp"
+#include "groth16/param_file.hpp"
+#include "groth16/verifier.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "serial_only_cs.hpp"
@@ -538,6 +540,38 @@ TEST(FilecoinPostTest, CurioGoldenWindowPoSt32GiBSatisfiesTheCircuit) {
     ASSERT_EQ(in.size(), 25839u);
     for (size_t i = 0; i < in.size(); i++) ASSERT_EQ(in[i], in1[i % in1.size()]) << "input " << i;
     if (proof == RegisteredPoStProof::kStackedDrgWindow32GiBV1_2) check_tampering(one, w);
+  }
+}
+
+// The real calibnet 32 GiB WindowPoSt proof of rust-filecoin-proofs-api's test (one sector, padded
+// to the partition's 2,349) verifies against Filecoin's published verifying key with the public
+// inputs computed here, as StackedDrgWindow32GiBV1 and V1_2, and fails with another randomness or
+// sector. Skips without the published .vk ($FIL_PROOFS_PARAMETER_CACHE or
+// /var/tmp/filecoin-proof-parameters).
+TEST(FilecoinPostTest, CalibnetWindowPoSt32GiBVerifiesWithThePublishedKey) {
+  const std::string file = test::testdata_dir() + "/filecoin/post/window_post_32GiB_calibnet.json";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  const char* env = std::getenv("FIL_PROOFS_PARAMETER_CACHE");
+  const std::filesystem::path dir = env && *env ? env : "/var/tmp/filecoin-proof-parameters";
+  const auto vk_path = dir / window_post_parameter_id(uint64_t(32) << 30).vk_name();
+  if (!std::filesystem::exists(vk_path)) GTEST_SKIP() << "no published verifying key " << vk_path;
+  const auto j = nlohmann::json::parse(std::ifstream(file));
+  const auto r = from_hex(j.at("randomness_hex"));
+  Bytes32 randomness{};
+  std::copy(r.begin(), r.end(), randomness.begin());
+  const std::vector<PoStPublicSector> pub{{j.at("sector_id").get<uint64_t>(), fr_from_hex(j.at("comm_r_hex"))}};
+  const auto proof = groth16::decode_proof(from_hex(j.at("proof_hex")));
+  const groth16::PreparedVerifyingKey pvk(groth16::read_verifying_key(vk_path.string()));
+  for (auto id : {RegisteredPoStProof::kStackedDrgWindow32GiBV1, RegisteredPoStProof::kStackedDrgWindow32GiBV1_2}) {
+    const FallbackPoStParams& p = post_proof_info(id).params;
+    SCOPED_TRACE(std::string(post_proof_info(id).name));
+    EXPECT_TRUE(groth16::verify_proof(pvk, proof, fallback_post_public_inputs(p, randomness, pub, 0)));
+    Bytes32 other = randomness;
+    other[0] ^= 1;
+    EXPECT_FALSE(groth16::verify_proof(pvk, proof, fallback_post_public_inputs(p, other, pub, 0)));
+    auto moved = pub;
+    moved[0].id++;
+    EXPECT_FALSE(groth16::verify_proof(pvk, proof, fallback_post_public_inputs(p, randomness, moved, 0)));
   }
 }
 

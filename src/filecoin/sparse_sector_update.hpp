@@ -1,0 +1,52 @@
+// Sparse SnapDeals (EmptySectorUpdate) updates for tests and benchmarks of any size (32 GiB and
+// 64 GiB included), in the style of sparse_sector.hpp / sparse_post_sector.hpp: the commitments
+// and every partition's vanilla proof in milliseconds, with no replica held.
+//
+// The construction: the old replica holds one pseudo-random leaf everywhere (no node of it
+// differs), the new data is all zero and comm_c is pseudo-random. Then
+//   - tree D new (binary SHA-256, or for the Poseidon variant a Poseidon tree of tree R's shape)
+//     is the tree of zeros: one value per level, comm_d_new its top one (in the standard variant, a CC sector's
+//     comm_d);
+//   - label_new = label_old + 0 * rho = label_old at every node, whatever phi and h are, so
+//     tree R new is tree R old: one value per level, comm_r_last_new = comm_r_last_old and
+//     comm_r_new = comm_r_old = Poseidon(comm_c, comm_r_last);
+//   - the apex leaves of every partition are tree D's default of their level, and the partition
+//     path's and apex path's siblings are defaults of the rows the apex tree holds.
+// SnapDeals challenges come from comm_r_new (Fiat-Shamir), but every opening of these trees is
+// the defaults of its levels, so the openings at whatever challenges comm_r_new gives satisfy
+// what the vanilla verifier and the circuit check: H(comm_c, root) against both comm_r (nothing
+// requires comm_r_new != comm_r_old), each path to its root, the encoding, the apex tree. No real
+// update looks like this (real data is not all zero), but the circuit's shape is fixed, so
+// synthesis and proving do the same work as for a real one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/empty_sector_update_public_inputs.hpp"
+#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+
+namespace cuzk::filecoin {
+
+// The members TestSectorUpdate (test_sector_update.hpp) has besides the data and full trees,
+// under the same names, so that code templated over either works with both.
+struct SparseSectorUpdate {
+  EmptySectorUpdateParams params;
+  size_t h = 0;
+  Fr default_leaf;  // every leaf of tree R old and new
+  Fr comm_c, comm_r_last_old, comm_r_old, comm_d_new, comm_r_last_new, comm_r_new;
+  std::vector<EmptySectorUpdatePartitionProof> partitions;  // k = 0, 1, ...
+
+  // The verifier's public inputs of partition k.
+  EmptySectorUpdatePublicInputs public_inputs(size_t k) const;
+  // Each partition's bincode, as Curio sends it.
+  std::vector<std::vector<uint8_t>> partition_bincode() const;
+};
+
+// The sparse update for params (standard or Poseidon variant) encoded with h (0:
+// params.h_default); seed picks the default leaf and comm_c. Throws std::invalid_argument for an
+// h the size does not allow.
+SparseSectorUpdate make_sparse_sector_update(const EmptySectorUpdateParams& params, uint64_t seed, size_t h = 0);
+
+}  // namespace cuzk::filecoin

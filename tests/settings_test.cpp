@@ -189,6 +189,79 @@ TEST(SettingsTest, SizesBinaryAndDecimal) {
   EXPECT_THROW(parse_size("8Gx"), std::invalid_argument);
 }
 
+// Sizes travel as signed 64-bit integers (TOML, status JSON, metrics): 2^63 bytes or more used to
+// be accepted, then printed negative and refused on reload.
+TEST(SettingsTest, SizesOfTwoToTheSixtyThreeOrMoreAreRefusedNamingTheLimit) {
+  EXPECT_EQ(parse_size("9223372036854775807"), uint64_t(INT64_MAX));
+  EXPECT_THROW(parse_size("9223372036854775808"), std::invalid_argument);
+  EXPECT_THROW(parse_size("8388608T"), std::invalid_argument);  // 2^63
+  EXPECT_THROW(parse_size("9000000T"), std::invalid_argument);
+  EXPECT_THROW(parse_size("8388608.0T"), std::invalid_argument);  // 2^63 as a fraction
+  EXPECT_EQ(parse_size("8388607T"), uint64_t(8388607) << 40);
+  for (const char* key : {"budget", "safety_margin", "urgent_reserve"}) {
+    std::string flag = flag_error("engine", key, "9000000T");
+    EXPECT_NE(flag.find("9223372036854775807"), std::string::npos) << key << ": " << flag;
+    std::string file = load_error(std::string("[engine]\n") + key + " = \"9000000T\"\n");
+    EXPECT_NE(file.find(std::string("engine.") + key), std::string::npos) << file;
+    EXPECT_NE(file.find("9223372036854775807"), std::string::npos) << file;
+    // A TOML string of bytes beyond int64 (what --print-config wrote for such values) too.
+    file = load_error(std::string("[engine]\n") + key + " = \"9895604649984000000\"\n");
+    EXPECT_NE(file.find("9223372036854775807"), std::string::npos) << file;
+  }
+  // The largest accepted value prints as a TOML integer and reads back.
+  DaemonConfig c;
+  c.engine.budget_bytes = uint64_t(INT64_MAX);
+  DaemonConfig back;
+  load_config_text(config_to_toml(c), "printed", back);
+  EXPECT_EQ(back.engine.budget_bytes, uint64_t(INT64_MAX));
+}
+
+// toml++ 3.3.0 (Debian's) reaches undefined behaviour on some inputs (upstream issues #190, #294,
+// #295, fixed by PRs #301 and #305): a table header whose key starts with another character than
+// a key's ('[$', '[[[', '[[='), and a non-ASCII character where it checks for whitespace (a bare
+// key 'Ʃ', '§' after a multi-line string's line-ending backslash). The guard refuses these before
+// toml++ sees them, naming the line and column.
+TEST(SettingsTest, TomlInputsThatReachToml3UndefinedBehaviourAreRefused) {
+  struct Case {
+    std::string text, where, what;
+  };
+  const std::vector<Case> cases = {
+      {"[$", "t.toml:1:2", "table header"},
+      {"[daemon]\n[$]\n", "t.toml:2:2", "table header"},
+      {"[&", "t.toml:1:2", "table header"},
+      {"[[[1]]]", "t.toml:1:3", "table header"},
+      {"[[=", "t.toml:1:3", "table header"},
+      {"  [[ \t$a]]\n", "t.toml:1:7", "table header"},
+      {"\xc6\xa9 = 1\n", "t.toml:1:1", "non-ASCII"},                              // Ʃ, a bare key
+      {"[engine]\nbudget\xc6\xa9 = 1\n", "t.toml:2:7", "non-ASCII"},              // in a key
+      {"[a.\xc6\xa9]\n", "t.toml:1:4", "non-ASCII"},                              // in a header
+      {"a = 1\xc2\xa7\n", "t.toml:1:6", "non-ASCII"},                             // after a value
+      {"s = \"\"\"\\\n\xc2\xa7\"\"\"\n", "t.toml:2:1", "line-ending backslash"},  // issue #190
+      {"s = \"\"\"\\\n   \n  \xe3\x80\x80x\"\"\"\n", "t.toml:3:3", "line-ending backslash"},
+      {"s = \"\"\"a\\\xc2\xa7\"\"\"\n", "t.toml:1:10", "backslash"},
+      {"a = \"\xff\"\n", "t.toml:1:6", "UTF-8"},
+      {"a = \"\xc0\xaf\"\n", "t.toml:1:6", "UTF-8"},      // overlong
+      {"a = \"\xed\xa0\x80\"\n", "t.toml:1:6", "UTF-8"},  // a surrogate
+      {"# \xf4\x90\x80\x80\n", "t.toml:1:3", "UTF-8"},    // beyond U+10FFFF, in a comment
+  };
+  for (const Case& c : cases) {
+    std::string e = load_error(c.text);
+    EXPECT_NE(e.find(c.where + ": "), std::string::npos) << c.text << " -> " << e;
+    EXPECT_NE(e.find(c.what), std::string::npos) << c.text << " -> " << e;
+  }
+  // Non-ASCII text where TOML allows it still loads: strings, comments, quoted keys; arrays over
+  // several lines, and quoted table names.
+  DaemonConfig c;
+  EXPECT_NO_THROW(load_config_text("# Größe: §\n[srs] # ünits\nparam_cache = \"/data/Ʃ/p\"\n", "ok.toml", c));
+  EXPECT_EQ(c.srs.param_cache, "/data/Ʃ/p");
+  EXPECT_NO_THROW(load_config_text("[srs]\nparam_cache = '''\n/data/§'''\n", "ok.toml", c));
+  EXPECT_EQ(c.srs.param_cache, "/data/§");
+  EXPECT_NO_THROW(load_config_text("[srs]\nparam_cache = \"\"\"\\\n  /x/\\u00a7\"\"\"\n", "ok.toml", c));
+  EXPECT_EQ(c.srs.param_cache, "/x/§");
+  EXPECT_EQ(load_error("[engine]\ndevices = [\n  0,\n  1,\n]\n[\"daemon\"]\nlog_level = 'info' # é\n"), "no error");
+  EXPECT_EQ(load_error("[ engine ]\nbudget = \"1GiB\"\n[ 'srs' ]\n"), "no error");
+}
+
 TEST(SettingsTest, CurioExampleFileLoads) {
   DaemonConfig c;
   std::vector<ConfigNote> notes;
@@ -253,6 +326,51 @@ TEST(SettingsTest, CurioUnixAddressesAreTheSameSocket) {
   ListenAddress t = parse_address("0.0.0.0:9820");
   EXPECT_FALSE(t.is_unix);
   EXPECT_EQ(t.port, 9820);
+}
+
+bool operator==(const ListenAddress& a, const ListenAddress& b) {
+  return a.is_unix == b.is_unix && a.path == b.path && a.host == b.host && a.port == b.port;
+}
+
+std::string address_error(std::string_view text) {
+  try {
+    parse_address(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// What the daemon listens on, writes to its ready file and the client dials is grpc_target():
+// every accepted spelling must come back as the same address, in one canonical form.
+TEST(SettingsTest, AcceptedAddressesRoundTripInOneCanonicalForm) {
+  for (std::string_view text : {"unix:/run/cuzk/cuzk.sock", "unix:///run/cuzk/cuzk.sock", "unix:////run/cuzk/cuzk.sock",
+                                "unix:/run//cuzk///cuzk.sock", "unix:rel/cuzk.sock", "unix:rel//cuzk.sock",
+                                "127.0.0.1:9820", "localhost:0", "[::1]:9820", "0.0.0.0:65535"}) {
+    ListenAddress a = parse_address(text);
+    ListenAddress back = parse_address(a.grpc_target());
+    EXPECT_TRUE(back == a) << text << " -> " << a.grpc_target();
+    EXPECT_EQ(back.grpc_target(), a.grpc_target()) << text;
+  }
+  EXPECT_EQ(parse_address("unix:////run/cuzk/cuzk.sock").grpc_target(), "unix:/run/cuzk/cuzk.sock");
+  EXPECT_EQ(parse_address("unix:rel//cuzk.sock").grpc_target(), "unix:rel/cuzk.sock");
+}
+
+TEST(SettingsTest, ImpossibleSocketPathsAreRefused) {
+  using namespace std::string_literals;
+  // A NUL (possible in a TOML string) used to cut the path: a stray file and a cut message.
+  std::string nul = address_error("unix:/tmp/a\0b.sock"s);
+  EXPECT_NE(nul.find("NUL"), std::string::npos) << nul;
+  EXPECT_NE(nul.find("/tmp/a\\x00b.sock"), std::string::npos) << nul;
+  EXPECT_NE(load_error("[daemon]\nlisten = \"unix:/tmp/a\\u0000b.sock\"\n").find("NUL"), std::string::npos);
+  EXPECT_NE(address_error("127.0.0.1\0:1"s).find("NUL"), std::string::npos);
+  // gRPC's client decodes %xx and cuts at ? and #: it would dial another path.
+  EXPECT_NE(address_error("unix:/tmp/a%41.sock").find("%"), std::string::npos);
+  EXPECT_NE(address_error("unix:/tmp/a?b").find("?"), std::string::npos);
+  EXPECT_NE(address_error("unix:/tmp/dir/").find("end with /"), std::string::npos);
+  EXPECT_NE(address_error("unix:/" + std::string(107, 'a')).find("longer than 107"), std::string::npos);
+  // 107 bytes after collapsing the slashes fit.
+  EXPECT_EQ(address_error("unix:///" + std::string(106, 'a')), "no error");
 }
 
 TEST(SettingsTest, ReadmeListsTheTable) {

@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    cuzk::server::parse_address(options.addr);
+    // The canonical form: the spelling the daemon listens on and reports ("unix:////a" is unix:/a).
+    options.addr = cuzk::server::parse_address(options.addr).grpc_target();
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kOk : kUsage;

@@ -1,6 +1,7 @@
 #include "server/address.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <unistd.h>
@@ -15,8 +16,23 @@ std::string ListenAddress::grpc_target() const {
 
 namespace {
 
+// The text as it can be printed: a NUL (possible in a TOML string) would cut the message.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void bad(std::string_view text, std::string_view why) {
-  throw std::invalid_argument("bad address '" + std::string(text) + "': " + std::string(why) +
+  throw std::invalid_argument("bad address '" + printable(text) + "': " + std::string(why) +
                               " (expected unix:/path/to/socket or host:port)");
 }
 
@@ -33,13 +49,27 @@ ListenAddress parse_address(std::string_view text) {
       if (!p.starts_with("/")) bad(text, "unix:// takes an absolute path, e.g. unix:///run/cuzk/cuzk.sock");
     }
     if (p.empty()) bad(text, "empty socket path");
+    // The kernel stops at a NUL: the socket would be made at the cut-off path.
+    if (p.find('\0') != std::string_view::npos) bad(text, "a socket path cannot contain a NUL byte");
+    // gRPC's client reads the target as a URI: it would decode %xx and cut at ? or #, and reach
+    // another path than the daemon listens on.
+    if (p.find_first_of("%?#") != std::string_view::npos) bad(text, "a socket path cannot contain %, ? or #");
+    if (p.ends_with("/")) bad(text, "a socket path cannot end with /");
+    // One canonical spelling ("unix:////a//b" is the socket /a/b), so that the address the daemon
+    // reports in its ready file and logs is one that gRPC clients read as the same path.
+    std::string path;
+    for (char c : p) {
+      if (c == '/' && !path.empty() && path.back() == '/') continue;
+      path += c;
+    }
     // sockaddr_un holds 108 bytes including the terminator.
-    if (p.size() > 107) bad(text, "socket path longer than 107 bytes");
+    if (path.size() > 107) bad(text, "socket path longer than 107 bytes");
     a.is_unix = true;
-    a.path = std::string(p);
+    a.path = std::move(path);
     return a;
   }
   if (text.empty()) bad(text, "empty");
+  if (text.find('\0') != std::string_view::npos) bad(text, "an address cannot contain a NUL byte");
   if (text.front() == '/') bad(text, "a socket path needs the unix: prefix");
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) bad(text, "no port");

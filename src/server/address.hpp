@@ -20,8 +20,10 @@ struct ListenAddress {
 };
 
 // Accepts "unix:/path", "unix:///path" (gRPC's URI form, the same socket), "unix:relative/path",
-// "host:port" and "[v6addr]:port"; the client passes the text to gRPC as given, and gRPC reads
-// each of these as this parse does.
+// "host:port" and "[v6addr]:port". Socket paths are made canonical (repeated slashes collapsed)
+// and refused when the kernel or gRPC would read them as another path (NUL, %, ?, #, a trailing
+// slash, longer than sun_path). The daemon listens on, reports and the client connects to
+// grpc_target(), so parse(x).grpc_target() parses back to the same address.
 // Throws std::invalid_argument saying what is wrong and what is accepted.
 ListenAddress parse_address(std::string_view text);
 

@@ -222,8 +222,7 @@ void Daemon::run() {
   }
   if (!config_.ready_file.empty()) {
     try {
-      write_ready_file(config_.ready_file, bound_addr.is_unix ? "unix:" + bound_addr.path : bound_addr.to_string(),
-                       http ? http->port() : 0);
+      write_ready_file(config_.ready_file, bound_addr.grpc_target(), http ? http->port() : 0);
     } catch (const StartupError&) {
       if (http) http->stop();
       server->Shutdown();

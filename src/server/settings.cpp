@@ -1,5 +1,6 @@
 #include "server/settings.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -75,8 +76,8 @@ Setting count(std::string_view section, std::string_view key, std::string_view f
 }
 
 Setting size(std::string_view section, std::string_view key, std::string_view flag, Access<uint64_t> a,
-             std::string_view help, uint64_t min = 0, uint64_t max = UINT64_MAX) {
-  return number(section, key, flag, SettingKind::kSize, a, min, max, help);
+             std::string_view help, uint64_t min = 0, uint64_t max = kMaxSize) {
+  return number(section, key, flag, SettingKind::kSize, a, min, std::min(max, kMaxSize), help);
 }
 
 // The longest wait a seconds setting takes (~31 years): beyond it chrono conversions overflow.
@@ -536,7 +537,7 @@ std::string setting_type_text(const Setting& s) {
   };
   switch (s.kind) {
     case SettingKind::kSize:
-      if (s.min == 0 && s.max == UINT64_MAX) return s.auto_is_zero ? "size or \"auto\"" : "size";
+      if (s.min == 0 && s.max == kMaxSize) return s.auto_is_zero ? "size or \"auto\"" : "size";
       return "size, " + exact_size_text(s.min) + " to " + std::to_string(s.max) + " bytes";
     case SettingKind::kCount:
       return range("integer");

@@ -8,7 +8,7 @@
 namespace cuzk::server {
 
 uint64_t parse_size(std::string_view text) {
-  auto fail = [&](const char* why) -> uint64_t {
+  auto fail = [&](const std::string& why) -> uint64_t {
     throw std::invalid_argument("bad size '" + std::string(text) + "': " + why +
                                 " (examples: 1073741824, 512MiB, 4GiB, 1.5G)");
   };
@@ -53,21 +53,24 @@ uint64_t parse_size(std::string_view text) {
     if (power == 0 ? !rest.empty() : !(binary || decimal)) return fail("unknown unit");
     for (int p = 0; p < power; p++) multiplier *= decimal ? 1000 : 1024;
   }
+  // Sizes travel as signed 64-bit integers (TOML, status JSON, metrics): 2^63 would print negative.
+  const std::string too_large = "too large: at most " + std::to_string(kMaxSize) + " bytes (8EiB - 1)";
   if (number.find('.') == std::string::npos) {
     uint64_t v = 0;
     for (char c : number) {
-      if (v > (UINT64_MAX - 9) / 10) return fail("too large");
-      v = v * 10 + uint64_t(c - '0');
+      uint64_t digit = uint64_t(c - '0');
+      if (v > (kMaxSize - digit) / 10) return fail(too_large);
+      v = v * 10 + digit;
     }
-    if (v > UINT64_MAX / multiplier) return fail("too large");
+    if (v > kMaxSize / multiplier) return fail(too_large);
     return v * multiplier;
   }
   if (multiplier == 1) return fail("a fraction of a byte");
   double v = std::strtod(number.c_str(), nullptr) * double(multiplier);
-  // 2^64 is exactly representable; anything from it on does not fit (and llround would be UB).
-  if (!(v < 18446744073709551616.0)) return fail("too large");
+  // 2^63 is exactly representable; anything from it on does not fit (and the cast would be UB).
+  if (!(v < 9223372036854775808.0)) return fail(too_large);
   v = std::round(v);
-  if (!(v < 18446744073709551616.0)) return fail("too large");
+  if (!(v < 9223372036854775808.0)) return fail(too_large);
   return uint64_t(v);
 }
 

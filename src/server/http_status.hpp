@@ -1,17 +1,17 @@
-// The HTTP status port (cpp-httplib): GET /status (JSON), GET /metrics (Prometheus text),
-// GET /healthz (200 while serving, 503 while draining). Read-only; bind it to localhost or a
-// trusted network.
+// The HTTP status port: GET /status (JSON), GET /metrics (Prometheus text), GET /healthz (200
+// while serving, 503 while draining). Read-only; bind it to localhost or a trusted network.
+//
+// One thread runs a poll() loop over non-blocking sockets, so no client can hold it: a connection
+// that sends nothing is closed at its deadline, and beyond the connection cap the oldest one is
+// closed to make room (monitoring must answer with hundreds of idle connections open).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <thread>
-
-namespace httplib {
-class Server;
-}
 
 namespace cuzk::server {
 
@@ -21,9 +21,18 @@ class HttpStatusServer {
     std::function<std::string()> status_json, metrics_text;
     std::function<bool()> draining;
   };
+  struct Limits {
+    // A connection must send its request, and take its answer, within this time of its last progress.
+    std::chrono::milliseconds idle_timeout{5000};
+    // Open connections at most; a new one beyond it closes the oldest.
+    size_t max_connections = 1024;
+    // Request line plus headers at most (GET only: no bodies).
+    size_t max_request_bytes = 16 << 10;
+  };
   // Binds host:port (port 0: any free port) and serves on a thread of its own. Throws
   // std::runtime_error when the address cannot be bound.
   HttpStatusServer(const std::string& host, uint16_t port, Handlers handlers);
+  HttpStatusServer(const std::string& host, uint16_t port, Handlers handlers, Limits limits);
   ~HttpStatusServer();  // stops and joins
   HttpStatusServer(const HttpStatusServer&) = delete;
   HttpStatusServer& operator=(const HttpStatusServer&) = delete;
@@ -32,7 +41,15 @@ class HttpStatusServer {
   void stop();
 
  private:
-  std::unique_ptr<httplib::Server> server_;
+  void run();
+  // The whole response (status line, headers, body) to one request's head.
+  std::string respond(const std::string& head);
+
+  Handlers handlers_;
+  Limits limits_;
+  int listen_fd_ = -1;
+  int wake_fd_ = -1;  // eventfd: stop() wakes the loop
+  std::atomic<bool> stopping_{false};
   std::thread thread_;
   uint16_t port_ = 0;
 };

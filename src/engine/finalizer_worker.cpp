@@ -49,8 +49,12 @@ void Engine::Impl::finish_partition(std::shared_ptr<Partition>& p, const std::st
     verified = groth16::verify_proof(p->params->pvk, proof, public_inputs);
     observe_stage(Stage::kVerifying, name, *p, t1, Clock::now());
     if (!verified) {
+      // Corrupt parameters fail every proof the same way: have the set reloaded and its file checked.
+      const std::string reload = params.suspect(p->params->id);
       throw std::runtime_error("the proof did not verify against the public inputs of " + job.input->describe() +
-                               " (a prover bug, or parameters that do not fit the circuit: please report it)");
+                               " (a prover bug, or parameters that do not fit the circuit or are corrupt: please "
+                               "report it)" +
+                               (reload.empty() ? "" : "; " + reload));
     }
   }
   const auto bytes = groth16::encode_proof(proof);

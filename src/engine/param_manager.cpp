@@ -94,6 +94,14 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id)
   std::unique_lock lock(mutex_);
   for (;;) {
     auto& e = entries_[id];
+    if (e.set && e.suspect && e.set.use_count() == 1) {
+      // Nobody holds the suspect set any more: drop it and load it again from its file.
+      auto set = take_locked(entries_.find(id));
+      lock.unlock();
+      finish_drop(set);
+      lock.lock();
+      continue;
+    }
     if (e.set) {
       e.last_used = std::chrono::steady_clock::now();
       return e.set;
@@ -227,6 +235,20 @@ int64_t ParameterManager::evict_idle_for(uint64_t bytes, const std::string& keep
     finish_drop(set);
   }
   return freed;
+}
+
+std::string ParameterManager::suspect(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || !it->second.set) return "";
+  if (!it->second.suspect) {
+    spdlog::warn(
+        "parameters {}: a proof made with them failed verification; they are loaded again (and their file "
+        "checked) before their next use",
+        id);
+  }
+  it->second.suspect = true;
+  return "parameters " + id + " are loaded again, and their file checked, before their next use";
 }
 
 void ParameterManager::keep_under_pressure(const std::string& id) {

@@ -57,6 +57,11 @@ class ParameterManager {
   // none is left; returns the bytes freed. `keep` (if not empty) is never evicted: the set the
   // waiting work itself needs, which it would load again at once, over the budget.
   int64_t evict_idle_for(uint64_t bytes, const std::string& keep = {});
+  // A proof made with the set failed verification: its memory or its file may be corrupt. The
+  // set is dropped once no job holds it, so that its next use loads it again, checking its file
+  // (our digest trailer, parameters.json) on the way. Returns that, for the job's error ("" when
+  // the set is not resident).
+  std::string suspect(const std::string& id);
   // Keeps the set out of evict_idle_for from now on (urgent work's sets: a WinningPoSt must not
   // reload its set because C2 partitions waited for the budget); evict() still drops it.
   void keep_under_pressure(const std::string& id);
@@ -77,7 +82,8 @@ class ParameterManager {
   struct Entry {
     std::shared_ptr<const ParamSet> set;
     bool loading = false;
-    std::string error;  // of the last failed load
+    bool suspect = false;  // a proof made with it failed verification: reload before its next use
+    std::string error;     // of the last failed load
     std::chrono::steady_clock::time_point last_used;
   };
   std::string path_of(const std::string& id) const;

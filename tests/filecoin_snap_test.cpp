@@ -315,9 +315,10 @@ TEST(FilecoinSnapTest, SparseUpdatesMatchTheFullGeneratorVerifyAndSatisfy) {
         EXPECT_EQ(write_empty_sector_update_partition_proof(read[k], p), bincode[k]) << "partition " << k;
         EXPECT_EQ(verify_empty_sector_update_partition(p, u.public_inputs(k), read[k]), "") << "partition " << k;
       }
-      // The circuits of the first and last partitions, in parallel (an 8 MiB standard one takes
-      // about 5 s; filecoin_snap_slow_test checks all four).
-      const std::vector<size_t> ks = read.size() > 1 ? std::vector<size_t>{0, read.size() - 1} : std::vector<size_t>{0};
+      // The circuit at 2 KiB (an 8 MiB partition takes about 5 s: filecoin_snap_slow_test checks
+      // all four, outside the sanitizer runs).
+      if (bytes != 2 * KiB) continue;
+      const std::vector<size_t> ks = {0};
       std::vector<std::string> errors(ks.size());
       tbb::parallel_for(size_t(0), ks.size(), [&](size_t i) {
         const size_t k = ks[i];

@@ -13,8 +13,8 @@ python3-grpc-tools; nothing generated is kept) talks to the daemon as Curio does
   proof and Curio's timings, and `cuzk verify porep` accepts the proof (and refuses it with a
   flipped byte);
 - `cuzk prove porep` sends the same Commit1 output and gets a proof that verifies too;
-- a WINNING_POST with a malformed vanilla proof gets INVALID_ARGUMENT naming it, and a kind not
-  built yet (SNAP_DEALS_UPDATE) gets UNIMPLEMENTED.
+- a WINNING_POST and a SNAP_DEALS_UPDATE with malformed vanilla proofs get INVALID_ARGUMENT naming
+  them.
 
 The daemon runs on the CPU backend with TEST parameters of cuzk's own setup allowed, cached in
 --params (reused between runs: the 8 MiB setup takes minutes on 2 cores). Exit codes: 0 passed,
@@ -165,17 +165,19 @@ def run(args, work):
             check(e.code() == grpc.StatusCode.INVALID_ARGUMENT and "vanilla_proofs[0]" in (e.details() or ""),
                   f"WINNING_POST, malformed: {e.code().name}: {e.details()}")
 
-        # A kind not built yet, as Curio's SnapDeals request carries it.
+        # A SnapDeals update as Curio's ProveUpdateCuzk sends it (RegisteredUpdateProof 1, 8 MiB: four
+        # partitions; raw 32-byte commitments), with bytes that are no vanilla proof: refused when it
+        # arrives, naming the proof.
         snap = pb.SubmitProofRequest(
             request_id="snap-1006-1498", proof_kind=pb.SNAP_DEALS_UPDATE, sector_size=SECTOR_SIZE,
-            registered_proof=1, priority=pb.NORMAL, vanilla_proofs=[b"\x00" * 64], miner_id=MINER,
-            sector_number=SECTOR)
+            registered_proof=1, priority=pb.NORMAL, vanilla_proofs=[b"\x00" * 64] * 4, miner_id=MINER,
+            sector_number=SECTOR, comm_r_old=b"\x01" * 32, comm_r_new=b"\x02" * 32, comm_d_new=b"\x03" * 32)
         try:
             stub.Prove(pb.ProveRequest(submit=snap), timeout=30)
-            raise Failure("SNAP_DEALS_UPDATE was accepted")
+            raise Failure("a malformed SNAP_DEALS_UPDATE was accepted")
         except grpc.RpcError as e:
-            check(e.code() == grpc.StatusCode.UNIMPLEMENTED and "SNAP_DEALS_UPDATE" in (e.details() or ""),
-                  f"SNAP_DEALS_UPDATE: {e.code().name}: {e.details()}")
+            check(e.code() == grpc.StatusCode.INVALID_ARGUMENT and "vanilla_proofs[0]" in (e.details() or ""),
+                  f"SNAP_DEALS_UPDATE, malformed: {e.code().name}: {e.details()}")
 
         # The PoRep Commit2, exactly as Curio's PoRepSnarkCuzk sends it, through Prove.
         envelope = curio_envelope(c1, SECTOR, SECTOR_SIZE)

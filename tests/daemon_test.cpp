@@ -23,6 +23,9 @@
 #include "daemon_harness.hpp"
 #include "daemon_metrics_text.hpp"
 #include "engine/tracker.hpp"
+#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/test_sector.hpp"
+#include "filecoin/test_sector_update.hpp"
 #include "post_vanilla.hpp"
 #include "test_support.hpp"
 
@@ -262,11 +265,15 @@ TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
   window_post.set_randomness(std::string(32, '\x01'));
   window_post.add_vanilla_proofs("bincode");
   expect_code(window_post, grpc::StatusCode::INVALID_ARGUMENT, "WindowPoSt with malformed vanilla proofs");
-  // Kinds not built yet: UNIMPLEMENTED, with a message naming the kind.
+  // A SnapDeals update without its commitments reaches its kind, which refuses it.
   v1::SubmitProofRequest snap;
   snap.set_proof_kind(v1::SNAP_DEALS_UPDATE);
   snap.add_vanilla_proofs("bincode");
-  expect_code(snap, grpc::StatusCode::UNIMPLEMENTED, "SnapDeals");
+  expect_code(snap, grpc::StatusCode::INVALID_ARGUMENT, "SnapDeals without commitments");
+  // A kind of a newer client: UNIMPLEMENTED.
+  v1::SubmitProofRequest newer = synthetic_request(1024);
+  newer.set_proof_kind(v1::ProofKind(42));
+  expect_code(newer, grpc::StatusCode::UNIMPLEMENTED, "proof_kind 42");
 
   // The same id twice while the first is kept: ALREADY_EXISTS.
   v1::SubmitProofResponse resp;
@@ -947,45 +954,65 @@ TEST(DaemonTest, GetStatusAnswersCuriosFields) {
   EXPECT_EQ(st.loaded_srs(0).ref_count(), 0u);
 }
 
-TEST(DaemonTest, KindsNotBuiltAreUnimplemented) {
+// Every proof kind of Curio's is built: a malformed SnapDeals request is INVALID_ARGUMENT naming
+// the proof, a kind of a newer client UNIMPLEMENTED. Curio's circuit ids name Filecoin's parameter
+// files: without them (and without TEST parameters) PreloadSRS says which file is missing.
+TEST(DaemonTest, CurioKindsAndCircuitIds) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  for (v1::ProofKind kind : {v1::SNAP_DEALS_UPDATE}) {
+  {
     v1::SubmitProofRequest req;
-    req.set_request_id("kind-" + std::to_string(int(kind)));
-    req.set_proof_kind(kind);
+    req.set_request_id("snap-1000-7");
+    req.set_proof_kind(v1::SNAP_DEALS_UPDATE);
+    req.set_registered_proof(0);
     req.set_miner_id(1000);
-    req.set_randomness(std::string(32, '\x01'));
+    req.set_comm_r_old(std::string(32, '\x01'));
+    req.set_comm_r_new(std::string(32, '\x02'));
+    req.set_comm_d_new(std::string(32, '\x03'));
     req.add_vanilla_proofs("bincode");
     v1::ProveResponse pr;
     auto ctx = ctx_with_deadline();
     grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << v1::ProofKind_Name(kind) << ": " << s.error_message();
-    EXPECT_NE(s.error_message().find(v1::ProofKind_Name(kind)), std::string::npos) << s.error_message();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+    EXPECT_NE(s.error_message().find("vanilla_proofs[0]"), std::string::npos) << s.error_message();
+    req.set_proof_kind(v1::ProofKind(42));
+    auto ctx2 = ctx_with_deadline();
+    s = stub->Prove(ctx2.get(), cuzk::test::prove_request(req), &pr);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << s.error_message();
   }
-  // Their parameters too; an unknown circuit id is NOT_FOUND.
-  for (const char* circuit : {"wpost-32g", "winning-32g", "snap-32g"}) {
+  for (const auto& [circuit, file] : {std::pair{"wpost-32g", "v28-proof-of-spacetime-fallback-"},
+                                      std::pair{"winning-32g", "v28-proof-of-spacetime-fallback-"},
+                                      std::pair{"snap-32g", "v28-empty-sector-update-"}}) {
     v1::PreloadSrsRequest pr;
     pr.set_circuit_id(circuit);
     v1::PreloadSrsResponse presp;
     auto ctx = ctx_with_deadline();
-    EXPECT_EQ(stub->PreloadSRS(ctx.get(), pr, &presp).error_code(), grpc::StatusCode::UNIMPLEMENTED) << circuit;
+    grpc::Status s = stub->PreloadSRS(ctx.get(), pr, &presp);
+    // NOT_FOUND without the file; FAILED_PRECONDITION where this machine has it (over the budget).
+    EXPECT_TRUE(s.error_code() == grpc::StatusCode::NOT_FOUND ||
+                s.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
+        << circuit << ": " << s.error_code() << " " << s.error_message();
+    EXPECT_NE(s.error_message().find(file), std::string::npos) << circuit << ": " << s.error_message();
   }
   v1::EvictSrsRequest er;
   er.set_circuit_id("snap-64g");
   v1::EvictSrsResponse eresp;
   auto c1 = ctx_with_deadline();
-  EXPECT_EQ(stub->EvictSRS(c1.get(), er, &eresp).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  grpc::Status s = stub->EvictSRS(c1.get(), er, &eresp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(eresp.was_loaded());
+  EXPECT_TRUE(eresp.param_id().starts_with("v28-empty-sector-update-merkletree-poseidon_hasher-8-8-2-"))
+      << eresp.param_id();
   v1::PreloadSrsRequest unknown;
   unknown.set_circuit_id("porep-1t/..");
   v1::PreloadSrsResponse uresp;
   auto c2 = ctx_with_deadline();
-  grpc::Status s = stub->PreloadSRS(c2.get(), unknown, &uresp);
+  s = stub->PreloadSRS(c2.get(), unknown, &uresp);
   EXPECT_TRUE(s.error_code() == grpc::StatusCode::NOT_FOUND || s.error_code() == grpc::StatusCode::INVALID_ARGUMENT)
       << s.error_code() << " " << s.error_message();
   EXPECT_EQ(cuzk::test::run_program({CUZK_CLIENT_BIN, "--addr", d.addr(), "preload", "wpost-32g"}), 4)
-      << "PreloadParams knows no such parameter id";
+      << "PreloadParams takes parameter ids, not circuit ids";
   expect_proof_works(d);
 }
 
@@ -1136,6 +1163,65 @@ TEST(DaemonTest, WindowPoStPartitionAsCurioSendsIt) {
   s = stub->Prove(ctx2.get(), cuzk::test::prove_request(req), &pr);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   EXPECT_NE(s.error_message().find("wrong randomness"), std::string::npos) << s.error_message();
+}
+
+// A SnapDeals update as Curio sends it (lib/ffi/cuzk_funcs.go ProveUpdateCuzk: request id
+// "snap-<miner>-<sector>", one bincode PartitionProof per partition, raw 32-byte commitments), of a
+// real sealed 2 KiB sector, with TEST parameters copied from the build tree's cache (their setup
+// takes minutes: engine_snap_test or filecoin_snap_slow_test makes them, label slow): the daemon
+// proves it and verifies it before returning its 192 bytes; a comm_r_new of another update is
+// INVALID_ARGUMENT at submit.
+TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
+  namespace fc = cuzk::filecoin;
+  const auto& info = fc::update_proof_info_by_id(0);
+  const std::string params = "cuzk-TEST-ONLY-" + info.params.parameter_id().params_name();
+  const auto cached = std::filesystem::path(CUZK_TEST_PARAMS_CACHE) / params;
+  if (!std::filesystem::exists(cached)) {
+    GTEST_SKIP() << "no cached TEST parameters " << cached.string() << " (ctest -R EngineSnapTest makes them)";
+  }
+  fc::TestSectorOptions o;
+  o.data = fc::SectorData::kRandom;
+  o.rng_seed = 7;
+  o.mode = fc::SectorMode::kReal;
+  const auto sealed = fc::generate_test_sector(fc::seal_proof_info(fc::RegisteredSealProof::kStackedDrg2KiBV1_1), o);
+  const auto u = fc::generate_test_sector_update(info.params, *sealed.sealed, fc::test_update_data(info.params, 11));
+  auto bytes_of = [](const cuzk::ff::Fr& x) {
+    std::string b(32, '\0');
+    x.to_bytes_le(reinterpret_cast<uint8_t*>(b.data()));
+    return b;
+  };
+  // The 2 KiB circuit's parameters are 625 MiB: more budget than the harness's 1 GiB (the last
+  // --budget counts).
+  DaemonProcess d({"--allow-test-parameters", "--budget", "4GiB"});
+  ASSERT_FALSE(testing::Test::HasFailure());
+  std::filesystem::create_directories(d.dir() + "/params");
+  std::filesystem::copy_file(cached, d.dir() + "/params/" + params);
+  auto stub = d.stub();
+  v1::SubmitProofRequest req;
+  req.set_request_id("snap-1000-1");
+  req.set_proof_kind(v1::SNAP_DEALS_UPDATE);
+  req.set_sector_size(2048);
+  req.set_registered_proof(info.id());
+  req.set_priority(v1::NORMAL);
+  for (const auto& b : u.partition_bincode()) req.add_vanilla_proofs(std::string(b.begin(), b.end()));
+  req.set_sector_number(1);
+  req.set_miner_id(1000);
+  req.set_comm_r_old(bytes_of(u.comm_r_old));
+  req.set_comm_r_new(bytes_of(u.comm_r_new));
+  req.set_comm_d_new(bytes_of(u.comm_d_new));
+  v1::ProveResponse pr;
+  auto ctx = ctx_with_deadline(std::chrono::seconds(600));
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
+  ASSERT_TRUE(s.ok()) << s.error_code() << " " << s.error_message();
+  EXPECT_EQ(pr.result().status(), v1::AwaitProofResponse::COMPLETED) << pr.result().error_message();
+  EXPECT_TRUE(pr.result().verified());
+  EXPECT_EQ(pr.result().proof().size(), 192u);
+  req.set_comm_r_new(bytes_of(u.comm_r_new + cuzk::ff::Fr::one()));
+  req.set_request_id("snap-1000-2");
+  auto ctx2 = ctx_with_deadline();
+  s = stub->Prove(ctx2.get(), cuzk::test::prove_request(req), &pr);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("comm_r_new"), std::string::npos) << s.error_message();
 }
 
 TEST(DaemonTest, PoRepWithoutParametersSaysWhy) {

@@ -36,15 +36,43 @@ TEST(KindsTest, Base64AsGoWritesIt) {
   EXPECT_THROW(base64_decode("Z=9v"), std::invalid_argument);
 }
 
+// Curio's circuit ids name the files its Rust daemon loads for them (curio
+// extern/cuzk/cuzk-core/src/srs_manager.rs circuit_id_to_param_filename); the small sizes are ours.
 TEST(KindsTest, CircuitIds) {
-  const auto& info = filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg32GiBV1_1);
-  const std::string stem = filecoin::porep_parameter_id(info).stem;
-  EXPECT_EQ(param_id_for_circuit_id("porep-32g"), stem);
-  EXPECT_EQ(param_id_for_circuit_id(stem), stem);
+  const std::pair<const char*, const char*> curio[] = {
+      {"porep-32g",
+       "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-"
+       "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820"},
+      {"porep-64g",
+       "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-"
+       "96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2"},
+      {"wpost-32g",
+       "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-"
+       "0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc"},
+      {"winning-32g",
+       "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-"
+       "559e581f022bb4e4ec6e719e563bf0e026ad6de42e56c18714a2c692b1b88d7e"},
+      {"snap-32g",
+       "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-"
+       "3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18"},
+      {"snap-64g",
+       "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-2-"
+       "102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7"},
+  };
+  for (const auto& [circuit, stem] : curio) {
+    EXPECT_EQ(param_id_for_circuit_id(circuit), stem) << circuit;
+    EXPECT_EQ(param_id_for_circuit_id(stem), stem);
+  }
   EXPECT_EQ(
       param_id_for_circuit_id("porep-2k"),
       filecoin::porep_parameter_id(filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg2KiBV1)).stem);
-  EXPECT_FALSE(param_id_for_circuit_id("wpost-32g").has_value());  // PoSt circuit ids are not mapped yet
+  EXPECT_EQ(param_id_for_circuit_id("wpost-2k"), filecoin::window_post_parameter_id(2048).stem);
+  EXPECT_EQ(param_id_for_circuit_id("winning-8m"), filecoin::winning_post_parameter_id(8 << 20).stem);
+  EXPECT_EQ(param_id_for_circuit_id("snap-512m"), filecoin::empty_sector_update_parameter_id(512 << 20).stem);
+  // Every kind at every published size, once.
+  EXPECT_EQ(circuit_ids().size(), 4u * 5u);
+  for (const auto& [circuit, stem] : circuit_ids()) EXPECT_EQ(param_id_for_circuit_id(circuit), stem);
+  EXPECT_FALSE(param_id_for_circuit_id("snap-1t").has_value());
   EXPECT_FALSE(param_id_for_circuit_id("nonsense").has_value());
 }
 
@@ -122,7 +150,7 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   o.log = [](const std::string&) {};
   const auto source = filecoin_parameter_source(o);
   EXPECT_TRUE(source.serves(names.stem));
-  EXPECT_TRUE(source.serves("porep-2k"));
+  EXPECT_FALSE(source.serves("porep-2k"));  // circuit ids are mapped to stems first (one set, one id)
   EXPECT_FALSE(source.serves("synthetic-1024-4-seed1"));
   auto error_of = [&](const engine::ParameterSource& s) -> std::string {
     try {
@@ -167,6 +195,18 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
     ADD_FAILURE() << "a truncated WindowPoSt file loaded";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find((env / wpost.params_name()).string()), std::string::npos) << e.what();
+  }
+  // And SnapDeals': served by stem and circuit id, a bad published file refused by its digest.
+  const auto snap = filecoin::empty_sector_update_parameter_id(2048);
+  EXPECT_TRUE(source.serves(snap.stem));
+  EXPECT_TRUE(source.serves(*param_id_for_circuit_id("snap-32g")));
+  std::ofstream(env / snap.params_name()) << "truncated";
+  try {
+    source.load(snap.stem);
+    ADD_FAILURE() << "a truncated SnapDeals file loaded";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find((env / snap.params_name()).string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(root / "test")) << "a setup ran";
   std::filesystem::remove_all(root);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon_metrics_text.hpp"
+#include "kinds/filecoin_kinds.hpp"
 #include "server/address.hpp"
 #include "server/config_file.hpp"
 #include "server/convert.hpp"
@@ -269,24 +270,64 @@ TEST(ServerUnitTest, RequestValidation) {
   EXPECT_THROW(to_job_request(none, 64), InvalidRequest);
 }
 
-TEST(ServerUnitTest, KindsNotBuiltAreUnimplemented) {
-  // Before anything else is looked at: even a request id that breaks the rules (Curio's WindowPoSt
-  // ids hold spaces) gets the kind's answer.
-  for (v1::ProofKind kind : {v1::SNAP_DEALS_UPDATE}) {
-    v1::SubmitProofRequest r;
-    r.set_request_id("wdpost-1000-0-[1 2 3]");
-    r.set_proof_kind(kind);
-    r.add_vanilla_proofs("bincode");
-    try {
-      to_job_request(r, 64);
-      ADD_FAILURE() << v1::ProofKind_Name(kind) << " was accepted";
-    } catch (const Unimplemented& e) {
-      EXPECT_NE(std::string(e.what()).find(v1::ProofKind_Name(kind)), std::string::npos) << e.what();
-    }
-  }
+TEST(ServerUnitTest, UnknownKindsAreUnimplemented) {
   v1::SubmitProofRequest newer;
-  newer.set_proof_kind(v1::ProofKind(42));  // a kind of a newer client
-  EXPECT_THROW(to_job_request(newer, 64), Unimplemented);
+  newer.set_request_id("wdpost-1000-0-[1 2 3]");  // before anything else is looked at
+  newer.set_proof_kind(v1::ProofKind(42));        // a kind of a newer client
+  try {
+    to_job_request(newer, 64);
+    ADD_FAILURE() << "proof_kind 42 was accepted";
+  } catch (const Unimplemented& e) {
+    EXPECT_NE(std::string(e.what()).find("SNAP_DEALS_UPDATE"), std::string::npos) << e.what();  // the known ones
+  }
+}
+
+TEST(ServerUnitTest, SnapDealsRequestsReachTheirKind) {
+  // SNAP_DEALS_UPDATE goes to the SnapDeals kind (src/kinds/snap_input.cpp), which reads the
+  // commitments and vanilla proofs at submit; what it refuses is INVALID_ARGUMENT naming the field.
+  v1::SubmitProofRequest r;
+  r.set_request_id("snap-1000-7");
+  r.set_proof_kind(v1::SNAP_DEALS_UPDATE);
+  r.set_registered_proof(0);  // StackedDrg2KiBV1
+  r.set_sector_size(2048);
+  r.set_miner_id(1000);
+  r.set_sector_number(7);
+  r.set_comm_r_old(std::string(32, '\x01'));
+  r.set_comm_r_new(std::string(32, '\x02'));
+  r.set_comm_d_new(std::string(32, '\x03'));
+  r.add_vanilla_proofs("bincode");
+  auto refused = [](const v1::SubmitProofRequest& req, const std::string& says) {
+    try {
+      to_job_request(req, 64);
+      ADD_FAILURE() << "accepted; expected: " << says;
+    } catch (const InvalidRequest& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(r, "vanilla_proofs[0]");
+  v1::SubmitProofRequest bad = r;
+  bad.set_comm_r_old(std::string(40, '\x01'));  // a CID's bytes, not the commitment
+  refused(bad, "comm_r_old is 40 bytes");
+  bad = r;
+  bad.set_comm_d_new(std::string(32, '\xff'));
+  refused(bad, "comm_d_new is not a field element");
+  bad = r;
+  bad.set_registered_proof(7);
+  refused(bad, "registered_proof");
+  bad = r;
+  bad.set_sector_size(8 << 20);
+  refused(bad, "sector_size");
+  bad = r;
+  bad.add_vanilla_proofs("a second one");
+  refused(bad, "has 1 partition");
+  bad = r;
+  bad.set_vanilla_proof("{}");
+  refused(bad, "vanilla_proof is for PoRep");
+  bad = r;
+  bad.mutable_synthetic()->set_constraints(1024);
+  refused(bad, "synthetic");
+  EXPECT_EQ(wire_kind_name("snap-deals"), "snap-update");  // Curio's Rust daemon's name
+  EXPECT_EQ(engine_priority(r), 2000);                     // NORMAL, as Curio sends it
 }
 
 TEST(ServerUnitTest, PoStRequestsReachTheirKind) {
@@ -357,11 +398,27 @@ TEST(ServerUnitTest, CircuitIds) {
   EXPECT_TRUE(id.starts_with("v28-stacked-proof-of-replication-")) << id;
   EXPECT_EQ(circuit_id_for_param(id), "porep-32g");
   EXPECT_EQ(circuit_id_for_param("synthetic-1024-4-seed7"), std::nullopt);
-  for (const char* unbuilt : {"wpost-32g", "winning-32g", "snap-32g", "snap-64g"}) {
-    EXPECT_THROW(param_id_for_circuit(unbuilt), Unimplemented) << unbuilt;
+  // Every kind's, both ways (Curio's ids name the files of curio srs_manager.rs; kinds_test).
+  for (const char* circuit : {"wpost-32g", "winning-32g", "snap-32g", "snap-64g", "porep-2k", "wpost-2k", "winning-2k",
+                              "snap-2k", "snap-8m", "snap-512m"}) {
+    const std::string param = param_id_for_circuit(circuit);
+    EXPECT_EQ(param, cuzk::kinds::param_id_for_circuit_id(circuit)) << circuit;
+    EXPECT_EQ(circuit_id_for_param(param), circuit) << param;
   }
+  EXPECT_TRUE(
+      param_id_for_circuit("snap-32g").starts_with("v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-"));
+  EXPECT_TRUE(param_id_for_circuit("wpost-32g").starts_with("v28-proof-of-spacetime-fallback-"));
+  EXPECT_NE(param_id_for_circuit("wpost-32g"), param_id_for_circuit("winning-32g"));
   EXPECT_THROW(param_id_for_circuit(""), InvalidRequest);
-  EXPECT_THROW(param_id_for_circuit("porep-1t"), cuzk::engine::EngineError);  // NOT_FOUND
+  for (const char* unknown : {"porep-1t", "snap-16g", "wpost-", "winning-32"}) {
+    try {
+      param_id_for_circuit(unknown);
+      ADD_FAILURE() << unknown << " was mapped";
+    } catch (const cuzk::engine::EngineError& e) {  // NOT_FOUND, naming the known ids of the kind
+      EXPECT_EQ(e.code(), cuzk::engine::EngineError::Code::kNotFound) << unknown;
+      EXPECT_NE(std::string(e.what()).find("32g"), std::string::npos) << e.what();
+    }
+  }
   EXPECT_THROW(param_id_for_circuit("a/b"), InvalidRequest);
   EXPECT_EQ(param_id_for_circuit("synthetic-1024-4-seed7"), "synthetic-1024-4-seed7");  // ours, passed through
   EXPECT_EQ(wire_kind_name("porep"), "porep-c2");

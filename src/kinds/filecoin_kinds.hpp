@@ -1,7 +1,7 @@
 // Filecoin's proof kinds for the engine (engine/proof_input.hpp): PoRep Commit2 from a Commit1
-// output (as Curio sends it, or the raw JSON), WinningPoSt and WindowPoSt (one partition) from
-// Curio's vanilla proofs, and the parameter source that finds Filecoin's published parameter
-// files. The SnapDeals kind will join them here.
+// output (as Curio sends it, or the raw JSON), WinningPoSt and WindowPoSt (one partition) and
+// SnapDeals (EmptySectorUpdate) from Curio's vanilla proofs, and the parameter source that finds
+// Filecoin's published parameter files.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/proof_input.hpp"
@@ -66,6 +67,31 @@ struct PoStRequest {
 // filecoin-ffi's GenerateSinglePartitionWindowPoStWithVanilla / GenerateWinningPoStWithVanilla.
 std::shared_ptr<const engine::ProofInput> make_post_input(const PoStRequest& request);
 
+struct SnapRequest {
+  // One bincode PartitionProof per partition, in partition order (filecoin-ffi's
+  // GenerateUpdateVanillaProofs, as Curio's ProveUpdateCuzk sends them).
+  std::vector<std::string_view> vanilla_proofs;
+  uint64_t registered_proof = 0;  // the RegisteredUpdateProof id (0..4: 2 KiB .. 64 GiB)
+  // The raw 32-byte commitments (not CIDs): the sector key's comm_r, the updated replica's
+  // comm_r and the new data's comm_d.
+  std::string_view comm_r_old, comm_r_new, comm_d_new;
+  uint64_t sector_size = 0;  // 0: not checked; else must be the registered proof's
+  uint64_t miner_id = 0;     // for logs (the proof does not depend on them)
+  uint64_t sector_number = 0;
+};
+
+// Parses the vanilla proofs and checks each partition as the verifier does (commitments,
+// challenges of comm_r_new, openings, encoding, apex path). Throws InvalidProofRequest naming what
+// is wrong (a commitment that is not 32 bytes of a field element, a partition count other than the
+// registered proof's, a malformed proof, one that does not fit the commitments or its partition).
+// partitions() is the registered proof's (1 at 2 KiB, 4 at 8 MiB, 16 from 512 MiB); the proof
+// returned is filecoin-ffi's GenerateUpdateProofWithVanilla bytes: 192 per partition, concatenated.
+std::shared_ptr<const engine::ProofInput> make_snap_input(const SnapRequest& request);
+// The shape of one partition of a registered update proof's circuit (what the engine budgets per
+// partition), without synthesizing the whole blank circuit; throws InvalidProofRequest for an
+// unknown id.
+engine::CircuitShape snap_partition_shape(uint64_t registered_proof);
+
 struct FilecoinParameterOptions {
   // The parameter cache directory (the configuration's [srs] param_cache); empty:
   // $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters.
@@ -80,14 +106,18 @@ struct FilecoinParameterOptions {
   std::function<void(const std::string&)> log;  // loud lines (test parameters, digest checks)
 };
 
-// Serves the PoRep parameter ids (the published stems, "v28-stacked-proof-of-replication-...")
-// and Curio's circuit ids for them ("porep-2k", "porep-8m", "porep-512m", "porep-32g",
-// "porep-64g"), and the WinningPoSt and WindowPoSt parameter ids ("v28-proof-of-spacetime-
-// fallback-...") of the published sizes.
+// Serves the parameter ids (the published stems) of the published sizes: PoRep
+// ("v28-stacked-proof-of-replication-..."), WinningPoSt and WindowPoSt ("v28-proof-of-spacetime-
+// fallback-...") and SnapDeals ("v28-empty-sector-update-..."). Curio's circuit ids are mapped to
+// them by param_id_for_circuit_id, not served (a set under two ids would be resident twice).
 engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions& options);
 
 // The parameter id behind one of Curio's SRS circuit ids (PreloadSRS / EvictSRS), or the id
-// itself when it already is one of ours; nullopt for circuit ids of kinds not built yet.
+// itself when it already is one of ours; nullopt otherwise. Curio's ids are "<kind>-<size>":
+// kinds porep, wpost, winning and snap; sizes 32g and 64g (Curio's), and 2k, 8m and 512m (ours,
+// for the test sizes).
 std::optional<std::string> param_id_for_circuit_id(std::string_view circuit_id);
+// Every circuit id param_id_for_circuit_id maps, with its parameter id.
+const std::vector<std::pair<std::string, std::string>>& circuit_ids();
 
 }  // namespace cuzk::kinds

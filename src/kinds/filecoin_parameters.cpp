@@ -10,6 +10,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "filecoin/empty_sector_update_circuit.hpp"
+#include "filecoin/empty_sector_update_parameters.hpp"
 #include "filecoin/fallback_post_circuit.hpp"
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/porep_parameters.hpp"
@@ -23,80 +25,80 @@ namespace {
 
 using filecoin::SealProofInfo;
 
-// The PoRep parameter ids of the published sizes (one registered proof per size: they share one
-// circuit), by our id (the file stem) and by Curio's circuit id.
-struct PoRepIds {
-  std::map<std::string, const SealProofInfo*> by_stem;
-  std::map<std::string, std::string, std::less<>> circuit_to_stem;
+// Curio's size suffix of a circuit id ("porep-32g": lib's ProofKind::circuit_id, in GiB); ours for
+// the sizes below 1 GiB ("porep-2k", "porep-8m", "porep-512m").
+std::string size_suffix(uint64_t bytes) {
+  if (bytes >= (uint64_t(1) << 30)) return std::to_string(bytes >> 30) + "g";
+  if (bytes >= (uint64_t(1) << 20)) return std::to_string(bytes >> 20) + "m";
+  return std::to_string(bytes >> 10) + "k";
+}
+
+// What a served parameter id is: the circuit of one registered proof of each kind (the registered
+// proofs of a size that share a circuit share its id).
+struct Served {
+  const SealProofInfo* porep = nullptr;
+  const filecoin::PoStProofInfo* post = nullptr;
+  const filecoin::UpdateProofInfo* snap = nullptr;
+  filecoin::ParameterId names;
 };
 
-const PoRepIds& porep_ids() {
-  static const PoRepIds ids = [] {
-    PoRepIds out;
-    static const std::map<std::string, std::string> kCircuit = {{"2KiB", "porep-2k"},
-                                                                {"8MiB", "porep-8m"},
-                                                                {"512MiB", "porep-512m"},
-                                                                {"32GiB", "porep-32g"},
-                                                                {"64GiB", "porep-64g"}};
+struct ServedIds {
+  std::map<std::string, Served, std::less<>> by_stem;
+  std::map<std::string, std::string, std::less<>> circuit_to_stem;
+  std::vector<std::pair<std::string, std::string>> circuits;  // in kind and size order
+};
+
+const ServedIds& served_ids() {
+  static const ServedIds ids = [] {
+    ServedIds out;
+    auto add = [&out](const std::string& circuit, Served s) {
+      const std::string stem = s.names.stem;
+      out.by_stem.emplace(stem, std::move(s));
+      if (out.circuit_to_stem.emplace(circuit, stem).second) out.circuits.emplace_back(circuit, stem);
+    };
+    // PoRep: the interactive V1_1 proofs (V1 has the same circuit; non-interactive is not built).
     for (const auto& info : filecoin::seal_proofs()) {
       if (info.api_version != filecoin::ApiVersion::kV1_1_0 || info.feature != filecoin::SealFeature::kInteractive) {
         continue;
       }
-      const std::string stem = filecoin::porep_parameter_id(info).stem;
-      out.by_stem[stem] = &info;
-      out.circuit_to_stem[kCircuit.at(std::string(info.sector_size_name()))] = stem;
+      add("porep-" + size_suffix(info.sector_size),
+          Served{&info, nullptr, nullptr, filecoin::porep_parameter_id(info)});
+    }
+    for (const auto& info : filecoin::post_proofs()) {
+      const uint64_t size = info.params.sector_size;
+      const bool winning = info.type == filecoin::PoStType::kWinning;
+      add((winning ? "winning-" : "wpost-") + size_suffix(size),
+          Served{nullptr, &info, nullptr,
+                 winning ? filecoin::winning_post_parameter_id(size) : filecoin::window_post_parameter_id(size)});
+    }
+    for (const auto& info : filecoin::update_proofs()) {
+      add("snap-" + size_suffix(info.sector_size), Served{nullptr, nullptr, &info, info.params.parameter_id()});
     }
     return out;
   }();
   return ids;
 }
 
-// The registered proof whose circuit the id names (a stem or Curio's circuit id), or null.
-const SealProofInfo* porep_of(const std::string& id) {
-  const auto& ids = porep_ids();
-  auto c = ids.circuit_to_stem.find(id);
-  const std::string& stem = c == ids.circuit_to_stem.end() ? id : c->second;
+// The served parameter set of a stem, or null. Curio's circuit ids are not served themselves: the
+// engine keys resident sets by id, and one set under two ids would be loaded twice (the daemon
+// maps circuit ids to stems first, param_id_for_circuit_id).
+const Served* served_of(std::string_view stem) {
+  const auto& ids = served_ids();
   auto it = ids.by_stem.find(stem);
-  return it == ids.by_stem.end() ? nullptr : it->second;
+  return it == ids.by_stem.end() ? nullptr : &it->second;
 }
 
-// The WinningPoSt and WindowPoSt parameter ids of the published sizes, by stem: a registered
-// PoSt proof of that circuit (the API versions of a size share it).
-const filecoin::PoStProofInfo* post_of(const std::string& id) {
-  static const std::map<std::string, const filecoin::PoStProofInfo*> by_stem = [] {
-    std::map<std::string, const filecoin::PoStProofInfo*> out;
-    for (const auto& info : filecoin::post_proofs()) {
-      const uint64_t size = info.params.sector_size;
-      const auto pid = info.type == filecoin::PoStType::kWinning ? filecoin::winning_post_parameter_id(size)
-                                                                 : filecoin::window_post_parameter_id(size);
-      out.emplace(pid.stem, &info);
-    }
-    return out;
-  }();
-  auto it = by_stem.find(id);
-  return it == by_stem.end() ? nullptr : it->second;
-}
-
-// The published parameter id of a served id (PoRep or PoSt).
-filecoin::ParameterId served_id(const std::string& id) {
-  if (const SealProofInfo* info = porep_of(id)) return filecoin::porep_parameter_id(*info);
-  const filecoin::PoStProofInfo* post = post_of(id);
-  const uint64_t size = post->params.sector_size;
-  return post->type == filecoin::PoStType::kWinning ? filecoin::winning_post_parameter_id(size)
-                                                    : filecoin::window_post_parameter_id(size);
-}
-
-// Our own setup of a PoSt circuit (as load_porep_parameters does for PoRep): the cached file in
+// Our own setup of a circuit's shape (as load_porep_parameters does for PoRep): the cached file in
 // test_dir, else a new setup, written under a temporary name and renamed.
-groth16::Parameters post_test_parameters(const filecoin::PoStProofInfo& info, const std::filesystem::path& path,
-                                         const std::function<void(const std::string&)>& log) {
+template <class Circuit>
+groth16::Parameters test_parameters(std::string_view name, const Circuit& blank, const std::filesystem::path& path,
+                                    const std::function<void(const std::string&)>& log) {
   if (std::filesystem::exists(path)) {
     log("loading TEST parameters (our own setup, not Filecoin's) " + path.string());
     return groth16::ParameterFile::open(path.string()).decode(groth16::ReadMode::kUnchecked);
   }
-  log("running a TEST setup of our own for " + std::string(info.name) + "'s circuit, cached as " + path.string());
-  groth16::Parameters params =
-      groth16::generate_parameters(filecoin::FallbackPoStCircuit::blank(info.params), groth16::ToxicWaste::random());
+  log("running a TEST setup of our own for " + std::string(name) + "'s circuit, cached as " + path.string());
+  groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::random());
   std::filesystem::create_directories(path.parent_path());
   const auto tmp = path.string() + ".partial." + std::to_string(getpid());
   try {
@@ -131,11 +133,13 @@ std::optional<std::filesystem::path> find_published(const std::string& name, con
 }  // namespace
 
 std::optional<std::string> param_id_for_circuit_id(std::string_view circuit_id) {
-  const auto& ids = porep_ids();
+  const auto& ids = served_ids();
   if (auto c = ids.circuit_to_stem.find(circuit_id); c != ids.circuit_to_stem.end()) return c->second;
-  if (ids.by_stem.count(std::string(circuit_id))) return std::string(circuit_id);
+  if (ids.by_stem.contains(circuit_id)) return std::string(circuit_id);
   return std::nullopt;
 }
+
+const std::vector<std::pair<std::string, std::string>>& circuit_ids() { return served_ids().circuits; }
 
 engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions& options) {
   auto log = [options](const std::string& line) {
@@ -146,16 +150,18 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
     }
   };
   engine::ParameterSource s;
-  s.serves = [](const std::string& id) { return porep_of(id) != nullptr || post_of(id) != nullptr; };
+  s.serves = [](const std::string& id) { return served_of(id) != nullptr; };
   s.expected_bytes = [options](const std::string& id) -> std::optional<int64_t> {
-    const filecoin::ParameterId names = served_id(id);
+    const Served* served = served_of(id);
+    if (!served) return std::nullopt;
+    const filecoin::ParameterId& names = served->names;
     std::error_code ec;
     if (auto p = find_published(names.params_name(), options)) {
       const auto size = std::filesystem::file_size(*p, ec);
       if (!ec) return int64_t(size);  // points take as many bytes in memory as in the file
     }
     if (options.allow_test_parameters) {
-      // filecoin::test_parameters_name's rule, for PoSt too.
+      // filecoin::test_parameters_name's rule, for PoSt and SnapDeals too.
       const auto size = std::filesystem::file_size(
           std::filesystem::path(options.test_dir) / ("cuzk-TEST-ONLY-" + names.params_name()), ec);
       if (!ec) return int64_t(size);
@@ -163,7 +169,10 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
     return std::nullopt;
   };
   s.load = [options, log](const std::string& id) {
-    const auto names = served_id(id);
+    const Served* found = served_of(id);
+    if (!found) throw std::runtime_error("parameter id " + id + " is not one of Filecoin's published circuits");
+    const Served& served = *found;
+    const filecoin::ParameterId& names = served.names;
     if (auto path = find_published(names.params_name(), options)) {
       // The digest once per file and process: ~1 s per GB, and the files are up to ~50 GB.
       static std::mutex mutex;
@@ -192,11 +201,16 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
     log("parameters " + names.params_name() + " are not in " + searched +
         ": using a TEST setup of our own for the circuit's shape (random toxic waste); its proofs verify against "
         "its own key only, NEVER on chain");
-    if (const filecoin::PoStProofInfo* post = post_of(id)) {
-      return std::make_unique<groth16::Parameters>(post_test_parameters(
-          *post, std::filesystem::path(options.test_dir) / ("cuzk-TEST-ONLY-" + names.params_name()), log));
+    const auto test_path = std::filesystem::path(options.test_dir) / ("cuzk-TEST-ONLY-" + names.params_name());
+    if (const filecoin::PoStProofInfo* post = served.post) {
+      return std::make_unique<groth16::Parameters>(
+          test_parameters(post->name, filecoin::FallbackPoStCircuit::blank(post->params), test_path, log));
     }
-    const SealProofInfo* info = porep_of(id);
+    if (const filecoin::UpdateProofInfo* snap = served.snap) {
+      return std::make_unique<groth16::Parameters>(
+          test_parameters(snap->name, filecoin::EmptySectorUpdateCircuit::blank(snap->params), test_path, log));
+    }
+    const SealProofInfo* info = served.porep;
     filecoin::PoRepParameterOptions o;
     o.published_dir = std::filesystem::path("/nonexistent");  // the published directories were searched above
     o.test_dir = options.test_dir;

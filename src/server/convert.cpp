@@ -16,23 +16,8 @@ namespace v1 = cuzk::v1;
 
 namespace {
 
-// Curio's circuit ids that cuzk's kinds know (kinds::param_id_for_circuit_id).
-constexpr std::array<std::string_view, 5> kPoRepCircuitIds = {"porep-2k", "porep-8m", "porep-512m", "porep-32g",
-                                                              "porep-64g"};
-
-// Circuit-id prefixes of Curio's kinds without a circuit-id mapping (SnapDeals: not built yet;
-// the PoSt kinds are, but their circuit ids are not mapped to parameter ids), with the kind's name.
-struct UnbuiltCircuit {
-  std::string_view prefix, kind;
-};
-constexpr std::array<UnbuiltCircuit, 3> kUnbuiltCircuits = {
-    {{"wpost-", "WindowPoSt"}, {"winning-", "WinningPoSt"}, {"snap-", "SnapDeals"}}};
-
-[[noreturn]] void unbuilt_kind(v1::ProofKind kind, std::string_view name) {
-  throw Unimplemented(std::string(name) + " proofs (proof_kind " + v1::ProofKind_Name(kind) +
-                      ") are not built in this cuzk daemon yet; POREP_SEAL_COMMIT, WINDOW_POST_PARTITION, "
-                      "WINNING_POST (and SYNTHETIC) are");
-}
+// The prefixes of Curio's circuit ids ("porep-32g", "wpost-32g", "winning-32g", "snap-32g").
+constexpr std::array<std::string_view, 4> kCircuitPrefixes = {"porep-", "wpost-", "winning-", "snap-"};
 
 uint64_t to_ms(double seconds) {
   return std::isfinite(seconds) && seconds > 0 ? uint64_t(std::llround(seconds * 1000)) : 0;
@@ -85,6 +70,31 @@ std::string post_request_id(std::string id) {
   }
   if (!id.empty() && id.front() == '.') id.front() = '_';
   return id;
+}
+
+void snap_job(const v1::SubmitProofRequest& req, engine::JobRequest& job) {
+  if (req.has_synthetic()) throw InvalidRequest("proof_kind SNAP_DEALS_UPDATE does not take synthetic inputs");
+  if (!req.vanilla_proof().empty()) {
+    throw InvalidRequest(
+        "vanilla_proof is for PoRep; SNAP_DEALS_UPDATE takes one bincode PartitionProof per partition in "
+        "vanilla_proofs");
+  }
+  kinds::SnapRequest p;
+  for (const std::string& v : req.vanilla_proofs()) p.vanilla_proofs.emplace_back(v);
+  p.registered_proof = req.registered_proof();
+  p.comm_r_old = req.comm_r_old();
+  p.comm_r_new = req.comm_r_new();
+  p.comm_d_new = req.comm_d_new();
+  p.sector_size = req.sector_size();
+  p.miner_id = req.miner_id();
+  p.sector_number = req.sector_number();
+  try {
+    job.input = kinds::make_snap_input(p);
+  } catch (const kinds::UnsupportedProof& e) {
+    throw Unimplemented(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw InvalidRequest(e.what());
+  }
 }
 
 void post_job(const v1::SubmitProofRequest& req, engine::JobRequest& job) {
@@ -178,7 +188,6 @@ engine::JobRequest to_job_request(const v1::SubmitProofRequest& req, size_t max_
   v1::ProofKind kind = req.proof_kind();
   switch (int(kind)) {
     case v1::SNAP_DEALS_UPDATE:
-      unbuilt_kind(kind, "SnapDeals");
     case v1::WINDOW_POST_PARTITION:
     case v1::WINNING_POST:
       break;
@@ -196,7 +205,7 @@ engine::JobRequest to_job_request(const v1::SubmitProofRequest& req, size_t max_
     default:
       throw Unimplemented("proof_kind " + std::to_string(int(kind)) +
                           " is not known to this cuzk daemon (a newer client?); it proves POREP_SEAL_COMMIT, "
-                          "WINDOW_POST_PARTITION, WINNING_POST and SYNTHETIC");
+                          "SNAP_DEALS_UPDATE, WINDOW_POST_PARTITION, WINNING_POST and SYNTHETIC");
   }
   const bool post = kind == v1::WINDOW_POST_PARTITION || kind == v1::WINNING_POST;
   // Curio names WindowPoSt requests "wdpost-<miner>-<partition>-[r0 r1 ... r7]" (Go's %d of the
@@ -212,6 +221,8 @@ engine::JobRequest to_job_request(const v1::SubmitProofRequest& req, size_t max_
     synthetic_job(req, max_partitions, job);
   } else if (post) {
     post_job(req, job);
+  } else if (kind == v1::SNAP_DEALS_UPDATE) {
+    snap_job(req, job);
   } else {
     porep_job(req, job);
   }
@@ -220,6 +231,7 @@ engine::JobRequest to_job_request(const v1::SubmitProofRequest& req, size_t max_
 
 std::string wire_kind_name(std::string_view engine_kind) {
   if (engine_kind == "porep") return "porep-c2";
+  if (engine_kind == "snap-deals") return "snap-update";
   return std::string(engine_kind);
 }
 
@@ -229,21 +241,15 @@ std::string param_id_for_circuit(const std::string& circuit_id) {
     check_param_id(*id);
     return *id;
   }
-  for (const UnbuiltCircuit& u : kUnbuiltCircuits) {
-    if (circuit_id.starts_with(u.prefix)) {
-      if (u.kind != "SnapDeals") {
-        throw Unimplemented("circuit " + circuit_id + ": " + std::string(u.kind) +
-                            " parameters cannot be preloaded or evicted by Curio's circuit id yet; they load with the "
-                            "first job (or give the parameter id)");
+  for (std::string_view prefix : kCircuitPrefixes) {
+    if (circuit_id.starts_with(prefix)) {
+      std::string known;
+      for (const auto& [c, stem] : kinds::circuit_ids()) {
+        if (c.starts_with(prefix)) known += (known.empty() ? "" : ", ") + c;
       }
-      throw Unimplemented("circuit " + circuit_id + ": " + std::string(u.kind) +
-                          " proofs are not built in this cuzk daemon yet");
+      throw engine::EngineError(engine::EngineError::Code::kNotFound,
+                                "unknown circuit id '" + circuit_id + "' (known: " + known + ", or a parameter id)");
     }
-  }
-  if (circuit_id.starts_with("porep-")) {
-    throw engine::EngineError(engine::EngineError::Code::kNotFound,
-                              "unknown circuit id '" + circuit_id +
-                                  "' (known: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g, or a parameter id)");
   }
   // One of cuzk's own parameter ids (synthetic sets, ...): the engine knows whether it exists.
   check_param_id(circuit_id);
@@ -253,10 +259,7 @@ std::string param_id_for_circuit(const std::string& circuit_id) {
 std::optional<std::string> circuit_id_for_param(const std::string& param_id) {
   static const std::map<std::string, std::string> table = [] {
     std::map<std::string, std::string> t;
-    for (std::string_view c : kPoRepCircuitIds) {
-      std::optional<std::string> id = kinds::param_id_for_circuit_id(c);
-      if (id && *id != c) t.emplace(*id, std::string(c));
-    }
+    for (const auto& [circuit, stem] : kinds::circuit_ids()) t.emplace(stem, circuit);
     return t;
   }();
   auto it = table.find(param_id);

@@ -22,10 +22,11 @@ inline constexpr size_t kMaxParamIdBytes = 224;
 inline constexpr int32_t kMaxPriorityOffset = 999;
 
 // The request as the engine takes it: the parsed input of its proof kind (PoRep: the Commit1
-// output, checked) or a synthetic job. Throws InvalidRequest for a missing or malformed field
-// (kinds::InvalidProofRequest is turned into it), Unimplemented for a kind this daemon does not
-// build yet or a proof it cannot make (kinds::UnsupportedProof). max_partitions bounds a
-// synthetic job before anything is allocated for it.
+// output; PoSt and SnapDeals: the vanilla proofs; each checked) or a synthetic job. Throws
+// InvalidRequest for a missing or malformed field (kinds::InvalidProofRequest is turned into it),
+// Unimplemented for a kind this daemon does not know or a proof it cannot make
+// (kinds::UnsupportedProof). max_partitions bounds a synthetic job before anything is allocated
+// for it.
 engine::JobRequest to_job_request(const cuzk::v1::SubmitProofRequest& req, size_t max_partitions);
 // The engine's priority: the level (Priority, or the kind's default) x 1000 plus the offset.
 int engine_priority(const cuzk::v1::SubmitProofRequest& req);
@@ -38,12 +39,13 @@ void check_param_id(const std::string& id);
 engine::CircuitDescription to_circuit(const cuzk::v1::SyntheticInputs& in);
 
 // The kind's name on the wire (QueueStatus.proof_kind, GPUStatus.current_proof_kind): Curio's
-// Rust daemon's names where it has the kind ("porep" -> "porep-c2"), else the engine's.
+// Rust daemon's names where it has the kind ("porep" -> "porep-c2", "snap-deals" ->
+// "snap-update"), else the engine's.
 std::string wire_kind_name(std::string_view engine_kind);
-// The parameter id behind a circuit id of PreloadSRS / EvictSRS ("porep-32g", or one of our
-// parameter ids, passed through). Throws Unimplemented for the circuit ids of kinds not built yet
-// ("wpost-32g", "winning-32g", "snap-32g", ...), EngineError(kNotFound) for an unknown "porep-"
-// id, InvalidRequest for an id that cannot name a parameter set.
+// The parameter id behind a circuit id of PreloadSRS / EvictSRS (Curio's "porep-32g",
+// "wpost-32g", "winning-32g", "snap-32g", ... (kinds::param_id_for_circuit_id), or one of our
+// parameter ids, passed through). Throws EngineError(kNotFound) for an unknown id with one of
+// Curio's prefixes ("porep-1t"), InvalidRequest for an id that cannot name a parameter set.
 std::string param_id_for_circuit(const std::string& circuit_id);
 // Curio's circuit id of a parameter set ("porep-32g"), nullopt when it has none.
 std::optional<std::string> circuit_id_for_param(const std::string& param_id);

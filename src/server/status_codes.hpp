@@ -15,7 +15,7 @@ class InvalidRequest : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
-// A request for something this daemon does not do (yet): a proof kind not built, a proof it
+// A request for something this daemon does not do (yet): a proof kind it does not know, a proof it
 // cannot make (UNIMPLEMENTED). The message names the kind.
 class Unimplemented : public std::runtime_error {
  public:

@@ -70,6 +70,9 @@ struct PipelineBenchArgs {
   // parameters: Filecoin's published file, --pseudo-params, or a TEST setup with test_params.
   // Or PoSt jobs of sparse sectors: WinningPoSt, or one WindowPoSt partition of full sectors.
   std::string proof;
+  // Or SnapDeals jobs of sparse updates of this registered update proof (its names repeat the
+  // seal proofs': StackedDrg32GiBV1).
+  std::string update;
   bool test_params = false;
   // WinningPoSt jobs of this registered PoSt proof at CRITICAL priority: one alone before the
   // jobs, then one every urgent_every_s seconds (each awaited) while they run; their latency.

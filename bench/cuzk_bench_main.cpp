@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
                        "PoRep C2 jobs of generated test sectors of this registered seal proof (e.g. "
                        "StackedDrg32GiBV1_1), or PoSt jobs of sparse sectors of this registered PoSt proof (e.g. "
                        "StackedDrgWindow32GiBV1_2: one full partition each), instead of synthetic ones");
+  pipe_cmd->add_option("--update", pipe.update,
+                       "SnapDeals jobs of sparse updates (every partition) of this registered update proof (e.g. "
+                       "StackedDrg32GiBV1) instead of synthetic ones");
   pipe_cmd->add_option("--urgent", pipe.urgent,
                        "also WinningPoSt jobs of this registered PoSt proof (e.g. StackedDrgWinning32GiBV1) at "
                        "CRITICAL priority: one alone first, then one every --urgent-every seconds during the jobs; "

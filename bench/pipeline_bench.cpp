@@ -24,6 +24,7 @@
 #include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/seal_commit_phase1.hpp"
 #include "filecoin/sparse_post_sector.hpp"
+#include "filecoin/sparse_sector_update.hpp"
 #include "filecoin/test_sector.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
@@ -92,9 +93,36 @@ bool is_post_proof(const std::string& name) {
   return false;
 }
 
+// --update: SnapDeals jobs of sparse updates (sparse_sector_update.hpp), one seed each.
+Inputs snap_inputs(const filecoin::UpdateProofInfo& info, unsigned jobs, uint64_t seed) {
+  Inputs out;
+  const auto t0 = Clock::now();
+  for (unsigned j = 0; j < jobs; j++) {
+    const auto u = filecoin::make_sparse_sector_update(info.params, seed + j);
+    const auto bytes = u.partition_bincode();
+    auto raw = [](const ff::Fr& x) {
+      std::string s(32, '\0');
+      x.to_bytes_le(reinterpret_cast<uint8_t*>(s.data()));
+      return s;
+    };
+    const std::string comm_r_old = raw(u.comm_r_old), comm_r_new = raw(u.comm_r_new), comm_d_new = raw(u.comm_d_new);
+    kinds::SnapRequest r;
+    for (const auto& b : bytes) r.vanilla_proofs.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+    r.registered_proof = info.id();
+    r.comm_r_old = comm_r_old;
+    r.comm_r_new = comm_r_new;
+    r.comm_d_new = comm_d_new;
+    out.push_back(kinds::make_snap_input(r));
+  }
+  std::fprintf(stderr, "inputs: %u SnapDeals %s job(s) of sparse updates made and checked in %.1f s\n", jobs,
+               std::string(info.name).c_str(), seconds_since(t0));
+  return out;
+}
+
 // --proof: one PoRep C2 job per generated test sector (sector numbers 1, 2, ...: each its own
-// challenges), or PoSt jobs; made before the timed run.
+// challenges), or PoSt jobs; --update: SnapDeals jobs; made before the timed run.
 Inputs proof_inputs(const PipelineBenchArgs& a) {
+  if (!a.update.empty()) return snap_inputs(filecoin::update_proof_info(a.update), a.jobs, a.seed);
   if (is_post_proof(a.proof)) return post_inputs(filecoin::post_proof_info(a.proof), a.jobs, a.seed);
   const auto& info = filecoin::seal_proof_info(a.proof);
   Inputs out;
@@ -272,7 +300,8 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
   }
   Inputs porep, urgent;
   try {
-    if (!a.proof.empty()) porep = proof_inputs(a);
+    if (!a.proof.empty() && !a.update.empty()) throw std::invalid_argument("give --proof or --update, not both");
+    if (!a.proof.empty() || !a.update.empty()) porep = proof_inputs(a);
     if (!a.urgent.empty()) {
       const auto& info = filecoin::post_proof_info(a.urgent);
       if (info.type != filecoin::PoStType::kWinning) throw std::invalid_argument("--urgent takes a WinningPoSt proof");
@@ -284,7 +313,7 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
   }
   if (!porep.empty()) {
     std::printf("engine pipeline, backend %s: %u %s job(s) of %s (%u partition(s) each)%s\n\n", a.backend.c_str(),
-                a.jobs, porep[0]->kind().c_str(), a.proof.c_str(), porep[0]->partitions(),
+                a.jobs, porep[0]->kind().c_str(), (a.proof + a.update).c_str(), porep[0]->partitions(),
                 a.pseudo_params
                     ? "; PSEUDO-RANDOM parameters of the circuit's shape: speed only, proofs are not verified"
                     : "");

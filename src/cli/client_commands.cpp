@@ -216,18 +216,73 @@ void install_interrupt_handler() {
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
 }
 
+namespace {
+
+// A PEM file given to a --tls- option; throws std::runtime_error naming the option and the file.
+std::string read_pem(const std::string& option, const std::string& path, std::string_view marker,
+                     std::string_view expected) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(option + " " + path + ": cannot read it: " + std::strerror(errno));
+  std::stringstream text;
+  text << f.rdbuf();
+  if (f.bad()) throw std::runtime_error(option + " " + path + ": cannot read it: " + std::strerror(errno));
+  std::string pem = text.str();
+  if (pem.find("-----BEGIN ") == std::string::npos || pem.find(marker) == std::string::npos) {
+    throw std::runtime_error(option + " " + path + ": not a PEM " + std::string(expected));
+  }
+  return pem;
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::ChannelCredentials> tls_channel_credentials(const ClientOptions& o) {
+  if (!o.tls()) return nullptr;
+  if (o.addr.starts_with("unix:")) {
+    throw std::invalid_argument("--tls-ca, --tls-cert, --tls-key and --tls-server-name need a TCP --addr host:port; " +
+                                o.addr + " is a unix socket, which never uses TLS");
+  }
+  if (o.tls_cert.empty() != o.tls_key.empty()) {
+    throw std::invalid_argument("--tls-cert and --tls-key go together (the client certificate and its private key)");
+  }
+  grpc::SslCredentialsOptions ssl;
+  if (!o.tls_ca.empty()) {
+    ssl.pem_root_certs = read_pem("--tls-ca", o.tls_ca, "-----BEGIN CERTIFICATE-----", "certificate");
+  }
+  if (!o.tls_cert.empty()) {
+    ssl.pem_cert_chain = read_pem("--tls-cert", o.tls_cert, "-----BEGIN CERTIFICATE-----", "certificate");
+    ssl.pem_private_key = read_pem("--tls-key", o.tls_key, "PRIVATE KEY-----", "private key");
+  }
+  return grpc::SslCredentials(ssl);
+}
+
 Client::Client(ClientOptions options) : options_(std::move(options)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);  // status documents of busy daemons can be large
   args.SetMaxSendMessageSize(-1);     // PoRep requests carry Commit1 outputs (~70 MB in base64 for 32 GiB)
-  stub_ =
-      v1::ProvingEngine::NewStub(grpc::CreateCustomChannel(options_.addr, grpc::InsecureChannelCredentials(), args));
+  if (options_.credentials && !options_.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options_.tls_server_name);
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      options_.credentials ? options_.credentials : grpc::InsecureChannelCredentials();
+  stub_ = v1::ProvingEngine::NewStub(grpc::CreateCustomChannel(options_.addr, credentials, args));
 }
 
 int Client::fail(const std::string& what, const grpc::Status& s) {
   std::string hint;
   if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    hint = fmt::format(" (is cuzk-daemon running and listening on {}? set it with --addr)", options_.addr);
+    if (options_.credentials) {
+      hint = fmt::format(
+          " (is cuzk-daemon running and listening on {} with TLS? --tls-ca must be the CA that signed its "
+          "certificate, --tls-server-name a name the certificate carries, and a daemon with tls_client_ca needs "
+          "--tls-cert and --tls-key signed by that CA)",
+          options_.addr);
+    } else if (!options_.addr.starts_with("unix:")) {
+      hint = fmt::format(
+          " (is cuzk-daemon running and listening on {}? set it with --addr; if it serves TLS, give --tls-ca)",
+          options_.addr);
+    } else {
+      hint = fmt::format(" (is cuzk-daemon running and listening on {}? set it with --addr)", options_.addr);
+    }
   }
   std::cerr << "cuzk: " << what << ": " << s.error_message() << hint << "\n";
   return exit_code_for(s.error_code());

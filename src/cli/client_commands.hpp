@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
+#include <grpcpp/security/credentials.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +19,21 @@ struct ClientOptions {
   double timeout_seconds = 0;   // prove/await: give up waiting after this long (0: never)
   double progress_seconds = 5;  // a progress line this often while waiting (0: none)
   bool json = false;            // machine-readable output where a command has it
+  // TLS to a TCP address (all empty: plain text): the PEM CA the daemon's certificate is checked
+  // against (empty: the system's roots), a PEM certificate and key for mutual TLS, and the name
+  // that certificate must carry (empty: the address's host).
+  std::string tls_ca, tls_cert, tls_key, tls_server_name;
+  // Made from the tls_ options by tls_channel_credentials(); null: plain text.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+
+  bool tls() const { return !tls_ca.empty() || !tls_cert.empty() || !tls_key.empty() || !tls_server_name.empty(); }
 };
+
+// The channel credentials of options' tls_ fields (null when none is set). Throws
+// std::invalid_argument for options that do not go together (TLS on a unix socket, a certificate
+// without its key) and std::runtime_error naming a file that cannot be read or holds no PEM
+// certificate or key.
+std::shared_ptr<grpc::ChannelCredentials> tls_channel_credentials(const ClientOptions& options);
 
 struct ProofArgs {
   bool demo = false;  // the demo job: 2^16 constraints, 8 public inputs, seed 1, one partition

@@ -45,6 +45,14 @@ int main(int argc, char** argv) {
       ->envname("CUZK_ADDR");
   app.add_option("--timeout", options.timeout_seconds, "prove/await: stop waiting after this many seconds (0: never)");
   app.add_option("--progress", options.progress_seconds, "Seconds between progress lines while waiting (0: none)");
+  app.add_option("--tls-ca", options.tls_ca,
+                 "TCP with TLS: the PEM CA that signed the daemon's certificate (default with another --tls "
+                 "option: the system's roots)");
+  app.add_option("--tls-cert", options.tls_cert,
+                 "TCP with TLS: this client's PEM certificate, for a daemon that requires one (daemon.tls_client_ca)");
+  app.add_option("--tls-key", options.tls_key, "TCP with TLS: the PEM private key of --tls-cert");
+  app.add_option("--tls-server-name", options.tls_server_name,
+                 "TCP with TLS: the name the daemon's certificate must carry (default: the host of --addr)");
 
   ProofArgs job;
   std::string id, out, param_id;
@@ -92,12 +100,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     // The canonical form: the spelling the daemon listens on and reports ("unix:////a" is unix:/a).
     options.addr = cuzk::server::parse_address(options.addr).grpc_target();
+    options.credentials = tls_channel_credentials(options);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kOk : kUsage;
   } catch (const std::invalid_argument& e) {
     std::cerr << "cuzk: " << e.what() << "\n";
     return kUsage;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kInputError;
   }
   if (job.demo) job.constraints = uint64_t(1) << 16, job.public_inputs = 8, job.seed = 1, job.partitions = 1;
   options.json = json;

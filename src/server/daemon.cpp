@@ -1,5 +1,7 @@
 #include "server/daemon.hpp"
 
+#include <arpa/inet.h>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -9,6 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/security/server_credentials.h>
+#include <memory>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -16,6 +23,7 @@
 #include <sys/un.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "filecoin/parameter_files.hpp"
@@ -152,6 +160,187 @@ engine::EngineConfig engine_config(const DaemonConfig& c) {
   return e;
 }
 
+// 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and the name localhost: reachable from this machine only.
+bool is_loopback_host(const std::string& host) {
+  std::string lower;
+  for (char c : host) lower += char(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "localhost" || lower == "localhost.") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+// OpenSSL's reason for the last failure, or "" (and clears its error queue).
+std::string openssl_reason() {
+  std::string why;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    why = buf;  // the last one is the most specific
+  }
+  return why.empty() ? "" : " (" + why + ")";
+}
+
+// The whole of a PEM file named by a setting; throws StartupError naming the setting and the file.
+std::string read_tls_file(std::string_view setting, const std::string& path) {
+  std::string where = std::string(setting) + " " + path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw StartupError("cannot read " + where + ": " + std::strerror(errno));
+  std::string text;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw StartupError("cannot read " + where + ": not a regular file");
+  }
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      throw StartupError("cannot read " + where + ": " + why);
+    }
+    if (n == 0) break;
+    text.append(buf, size_t(n));
+    if (text.size() > (size_t(16) << 20)) {
+      ::close(fd);
+      throw StartupError(where + " is larger than 16 MiB: not a PEM file");
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+struct Bio {
+  BIO* b;
+  explicit Bio(const std::string& text) : b(BIO_new_mem_buf(text.data(), int(text.size()))) {}
+  ~Bio() { BIO_free(b); }
+  Bio(const Bio&) = delete;
+  Bio& operator=(const Bio&) = delete;
+};
+
+// The certificates of a PEM text, in order; none if it holds no PEM certificate.
+std::vector<X509*> pem_certificates(const std::string& text) {
+  std::vector<X509*> certs;
+  Bio bio(text);
+  while (X509* c = PEM_read_bio_X509(bio.b, nullptr, nullptr, nullptr)) certs.push_back(c);
+  ERR_clear_error();  // the end of the text reads as an error
+  return certs;
+}
+
+void free_certificates(std::vector<X509*>& certs) {
+  for (X509* c : certs) X509_free(c);
+  certs.clear();
+}
+
+// gRPC's TLS credentials from daemon.tls_cert, tls_key and tls_client_ca, checked first so that a
+// wrong file is named at start rather than found at the first handshake.
+std::shared_ptr<grpc::ServerCredentials> tls_credentials(const DaemonConfig& c) {
+  const std::string cert_pem = read_tls_file("daemon.tls_cert (--tls-cert)", c.tls_cert);
+  const std::string key_pem = read_tls_file("daemon.tls_key (--tls-key)", c.tls_key);
+  std::vector<X509*> certs = pem_certificates(cert_pem);
+  if (certs.empty()) {
+    throw StartupError("daemon.tls_cert (--tls-cert) " + c.tls_cert +
+                       " holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)");
+  }
+  EVP_PKEY* key = nullptr;
+  {
+    Bio bio(key_pem);
+    // No passphrase callback: gRPC takes unencrypted keys only.
+    key = PEM_read_bio_PrivateKey(
+        bio.b, nullptr, [](char*, int, int, void*) { return 0; }, nullptr);
+  }
+  if (!key) {
+    std::string why = openssl_reason();
+    free_certificates(certs);
+    throw StartupError("daemon.tls_key (--tls-key) " + c.tls_key +
+                       " is not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY----- or "
+                       "-----BEGIN RSA/EC PRIVATE KEY-----)" +
+                       why);
+  }
+  bool matches = X509_check_private_key(certs[0], key) == 1;
+  std::string why = openssl_reason();
+  bool expired = X509_cmp_current_time(X509_get0_notAfter(certs[0])) < 0;
+  bool not_yet = X509_cmp_current_time(X509_get0_notBefore(certs[0])) > 0;
+  EVP_PKEY_free(key);
+  free_certificates(certs);
+  if (!matches) {
+    throw StartupError("daemon.tls_key (--tls-key) " + c.tls_key +
+                       " is not the private key of the certificate in daemon.tls_cert (--tls-cert) " + c.tls_cert +
+                       why);
+  }
+  if (expired || not_yet) {
+    spdlog::warn("the certificate in daemon.tls_cert {} is {}: clients will refuse it", c.tls_cert,
+                 expired ? "expired" : "not valid yet");
+  }
+  struct stat st {};
+  if (stat(c.tls_key.c_str(), &st) == 0 && (st.st_mode & 004) != 0) {
+    spdlog::warn("the private key daemon.tls_key {} is readable by every user; chmod 600 it", c.tls_key);
+  }
+
+  grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  options.pem_key_cert_pairs.push_back({key_pem, cert_pem});
+  if (!c.tls_client_ca.empty()) {
+    std::string ca_pem = read_tls_file("daemon.tls_client_ca (--tls-client-ca)", c.tls_client_ca);
+    std::vector<X509*> cas = pem_certificates(ca_pem);
+    bool any = !cas.empty();
+    free_certificates(cas);
+    if (!any) {
+      throw StartupError("daemon.tls_client_ca (--tls-client-ca) " + c.tls_client_ca +
+                         " holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)");
+    }
+    options.pem_root_certs = ca_pem;
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
+}
+
+// The credentials of the gRPC listener: TLS when configured on TCP; otherwise plain text, which a
+// TCP listener reachable from other machines gets only when allow_insecure_tcp says so.
+std::shared_ptr<grpc::ServerCredentials> listener_credentials(const DaemonConfig& c, const ListenAddress& addr) {
+  bool any_tls = !c.tls_cert.empty() || !c.tls_key.empty() || !c.tls_client_ca.empty();
+  if (addr.is_unix) {
+    if (any_tls) {
+      spdlog::warn(
+          "daemon.tls_cert, tls_key and tls_client_ca are ignored: the daemon listens on the unix socket {}, which "
+          "never uses TLS (its mode, daemon.socket_mode, decides who connects); TLS needs listen = host:port",
+          addr.path);
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    throw StartupError(
+        std::string("TLS needs both daemon.tls_cert (--tls-cert) and daemon.tls_key (--tls-key); only ") +
+        (c.tls_cert.empty() ? "tls_key" : "tls_cert") + " is set");
+  }
+  if (!c.tls_client_ca.empty() && c.tls_cert.empty()) {
+    throw StartupError(
+        "daemon.tls_client_ca (--tls-client-ca) needs TLS: give daemon.tls_cert (--tls-cert) and daemon.tls_key "
+        "(--tls-key) too");
+  }
+  if (!c.tls_cert.empty()) return tls_credentials(c);
+  if (!is_loopback_host(addr.host)) {
+    if (!c.allow_insecure_tcp) {
+      throw StartupError(
+          "refusing to listen on TCP " + addr.to_string() +
+          " without TLS: it is not a loopback address, so anyone who can reach it could submit and cancel proofs. "
+          "Give daemon.tls_cert and daemon.tls_key (--tls-cert, --tls-key), listen on a unix socket or a loopback "
+          "address, or set daemon.allow_insecure_tcp = true (--allow-insecure-tcp) on a trusted network");
+    }
+    spdlog::warn(
+        "listening on TCP {} without TLS or authentication (daemon.allow_insecure_tcp): anyone who can reach it can "
+        "submit and cancel proofs",
+        addr.to_string());
+  }
+  return grpc::InsecureServerCredentials();
+}
+
 }  // namespace
 
 void Daemon::run() {
@@ -166,6 +355,9 @@ void Daemon::run() {
   } catch (const std::invalid_argument& e) {
     throw StartupError(e.what());
   }
+  // Before the engine starts: a TLS file or an exposed listener is refused at once.
+  std::shared_ptr<grpc::ServerCredentials> credentials = listener_credentials(config_, addr);
+  const bool tls = !addr.is_unix && !config_.tls_cert.empty();
 
   std::unique_ptr<engine::Engine> engine;
   try {
@@ -178,7 +370,7 @@ void Daemon::run() {
   ProvingService service(*engine, config_);
   grpc::ServerBuilder builder;
   int tcp_port = 0;
-  builder.AddListeningPort(addr.grpc_target(), grpc::InsecureServerCredentials(), &tcp_port);
+  builder.AddListeningPort(addr.grpc_target(), credentials, &tcp_port);
   builder.SetMaxReceiveMessageSize(int(std::min<uint64_t>(config_.max_request_bytes, INT_MAX)));
   grpc::ResourceQuota quota("cuzk-daemon");
   quota.SetMaxThreads(int(std::max(config_.max_rpc_threads, 4u)));
@@ -203,10 +395,6 @@ void Daemon::run() {
   }
   ListenAddress bound_addr = addr;
   if (!addr.is_unix) bound_addr.port = uint16_t(tcp_port);
-  if (!addr.is_unix && addr.host != "127.0.0.1" && addr.host != "::1" && addr.host != "localhost") {
-    spdlog::warn("listening on TCP {} without authentication or TLS: anyone who can reach it can submit proofs",
-                 addr.to_string());
-  }
 
   std::unique_ptr<HttpStatusServer> http;
   if (status_addr) {
@@ -229,7 +417,9 @@ void Daemon::run() {
       throw;
     }
   }
-  spdlog::info("cuzk-daemon listening on {} (max request {}){}", bound_addr.to_string(),
+  spdlog::info("cuzk-daemon listening on {}{} (max request {}){}", bound_addr.to_string(),
+               tls ? (config_.tls_client_ca.empty() ? " with TLS" : " with TLS, client certificates required")
+                   : (addr.is_unix ? "" : " without TLS"),
                format_size(config_.max_request_bytes),
                http ? fmt::format(", status on http://{}:{}/status and /metrics", status_addr->host, http->port())
                     : std::string());

@@ -43,6 +43,13 @@ struct DaemonConfig {
   SrsConfig srs;
   std::string listen;         // empty: default_address() (a unix socket)
   std::string status_listen;  // HTTP /status and /metrics, host:port; empty: off
+  // TLS of a TCP listener (gRPC's own): the server's certificate chain and private key (PEM
+  // files, both or neither), and optionally the CA whose certificates clients must present
+  // (mutual TLS). Read at start; a unix socket never uses TLS.
+  std::string tls_cert, tls_key, tls_client_ca;
+  // A TCP listener without TLS is refused at start unless its host is loopback (127.0.0.0/8,
+  // ::1, localhost) or this is set (then a warning is logged).
+  bool allow_insecure_tcp = false;
   // Permissions of the unix socket: connecting needs write access, so 0660 lets the daemon's
   // group in and 0600 only its user.
   unsigned socket_mode = 0660;

@@ -151,11 +151,23 @@ std::vector<Setting> make_settings() {
 
   // [daemon]
   Setting listen = text("daemon", "listen", "--listen", field(&DaemonConfig::listen),
-                        "gRPC address: unix:/path/to/socket (also unix:///path) or host:port (TCP, no authentication "
-                        "or TLS: trusted networks only; port 0 picks a free one). Empty: /run/cuzk/cuzk.sock for "
+                        "gRPC address: unix:/path/to/socket (also unix:///path) or host:port (TCP: TLS with "
+                        "daemon.tls_cert and daemon.tls_key; without TLS only a loopback host unless "
+                        "daemon.allow_insecure_tcp; port 0 picks a free one). Empty: /run/cuzk/cuzk.sock for "
                         "root, else $XDG_RUNTIME_DIR/cuzk/cuzk.sock, else /tmp/cuzk-UID/cuzk.sock",
                         check_listen);
   t.push_back(listen);
+  t.push_back(text("daemon", "tls_cert", "--tls-cert", field(&DaemonConfig::tls_cert),
+                   "PEM certificate (chain) of a TCP listener: with tls_key it serves gRPC over TLS; empty: no TLS. "
+                   "Never used on a unix socket"));
+  t.push_back(text("daemon", "tls_key", "--tls-key", field(&DaemonConfig::tls_key),
+                   "PEM private key of tls_cert (keep it readable by the daemon's user only)"));
+  t.push_back(text("daemon", "tls_client_ca", "--tls-client-ca", field(&DaemonConfig::tls_client_ca),
+                   "PEM CA certificate(s): when set, TLS clients must present a certificate signed by one of them "
+                   "(mutual TLS); empty: any client that trusts the server's certificate"));
+  t.push_back(toggle("daemon", "allow_insecure_tcp", "--allow-insecure-tcp", field(&DaemonConfig::allow_insecure_tcp),
+                     "Serve a TCP listener that is not loopback (127.0.0.0/8, ::1, localhost) without TLS: anyone "
+                     "who can reach it can submit and cancel proofs; trusted networks only"));
   t.push_back(text("daemon", "status_listen", "--status-listen", field(&DaemonConfig::status_listen),
                    "HTTP host:port serving GET /status (JSON), /metrics (Prometheus) and /healthz; empty: off",
                    check_status_listen));

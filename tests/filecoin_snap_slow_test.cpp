@@ -5,9 +5,13 @@
 // filecoin_prove_test's): the proof verifies with the verifier's public inputs and not with a
 // tampered one. (Filecoin publishes no 2 KiB parameters for the Poseidon variant.) Sparse updates
 // (sparse_sector_update.hpp): every 8 MiB partition and partition 0 of a 32 GiB one (81 M
-// constraints: about a minute and 4 GiB on a 2-core machine) satisfy the circuit.
+// constraints: about a minute and 4 GiB on a 2-core machine) satisfy the circuit. 8 MiB
+// partitions (generated and sparse, both variants) synthesize into a proving assignment in
+// parallel sections exactly as serially; DISABLED_Sparse32GiBPartitionSerialVsSections times both
+// (about 12 GB each).
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -24,7 +28,9 @@
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
+#include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "serial_only_cs.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -45,6 +51,50 @@ TEST(FilecoinSnapSlowTest, Blank32GiBCircuitCountsOfRustFilProofs) {
     EXPECT_EQ(cs.num_constraints(), 22305906u);
     EXPECT_EQ(cs.num_inputs(), 5u);
   }
+}
+
+// A proving assignment through a system that counts the sections it opened.
+class CountingSections final : public r1cs::ConstraintSystem {
+ public:
+  explicit CountingSections(r1cs::ProvingAssignment& pa) : pa_(pa) {}
+  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return pa_.alloc(n, v); }
+  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return pa_.alloc_input(n, v); }
+  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
+    pa_.enforce(n, a, b, c);
+  }
+  size_t num_constraints() const override { return pa_.num_constraints(); }
+  size_t num_inputs() const override { return pa_.num_inputs(); }
+  size_t num_aux() const override { return pa_.num_aux(); }
+  std::vector<std::unique_ptr<r1cs::SectionSystem>> open_sections(std::span<const r1cs::SectionShape> s) override {
+    auto out = pa_.open_sections(s);
+    opened += out.size();
+    return out;
+  }
+  size_t opened = 0;
+
+ private:
+  r1cs::ProvingAssignment& pa_;
+};
+
+// Synthesized into a proving assignment in one section per challenge and serially (SerialOnly):
+// the same a, b, c, aux, inputs and densities.
+void expect_sections_equal_serial(const EmptySectorUpdateCircuit& c) {
+  r1cs::ProvingAssignment serial, parallel;
+  test::SerialOnly serial_cs(serial);
+  c.synthesize(serial_cs);
+  CountingSections parallel_cs(parallel);
+  c.synthesize(parallel_cs);
+  EXPECT_EQ(parallel_cs.opened, c.params().challenge_count);
+  EXPECT_EQ(serial.num_constraints(), parallel.num_constraints());
+  EXPECT_EQ(serial.num_aux(), parallel.num_aux());
+  EXPECT_TRUE(serial.a() == parallel.a());
+  EXPECT_TRUE(serial.b() == parallel.b());
+  EXPECT_TRUE(serial.c() == parallel.c());
+  EXPECT_TRUE(serial.aux() == parallel.aux());
+  EXPECT_EQ(serial.inputs(), parallel.inputs());
+  EXPECT_EQ(serial.a_aux_density().words(), parallel.a_aux_density().words());
+  EXPECT_EQ(serial.b_aux_density().words(), parallel.b_aux_density().words());
+  EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
 }
 
 TestSectorUpdate update_of(uint64_t bytes, RegisteredSealProof seal, bool poseidon) {
@@ -87,6 +137,57 @@ TEST(FilecoinSnapSlowTest, Generated8MiBUpdateSatisfiesEveryPartition) {
       refused = true;
     }
     EXPECT_TRUE(refused) << k;
+  }
+  // One partition of a real update in parallel sections equals its serial synthesis.
+  expect_sections_equal_serial(EmptySectorUpdateCircuit::from_vanilla(u.params, u.public_inputs(2), u.partitions[2]));
+}
+
+TEST(FilecoinSnapSlowTest, Sparse8MiBPartitionsInSectionsEqualSerialSynthesis) {
+  for (bool poseidon : {false, true}) {
+    SCOPED_TRACE(poseidon ? "Poseidon" : "standard");
+    const Params p = poseidon ? Params::from_sector_size_poseidon(8 * MiB) : Params::from_sector_size(8 * MiB);
+    const auto u = make_sparse_sector_update(p, 5);
+    const size_t k = p.partition_count - 1;
+    expect_sections_equal_serial(EmptySectorUpdateCircuit::from_vanilla(p, u.public_inputs(k), u.partitions[k]));
+  }
+}
+
+// Run by hand (--gtest_also_run_disabled_tests): one sparse 32 GiB partition into a proving
+// assignment reserved for its shape, serially and in sections, one after the other (each holds
+// about 10 GB), twice: the first round also pays for the fresh (huge) pages.
+TEST(FilecoinSnapSlowTest, DISABLED_Sparse32GiBPartitionSerialVsSections) {
+  using clock = std::chrono::steady_clock;
+  const Params p = Params::from_sector_size(32 * GiB);
+  const auto u = make_sparse_sector_update(p, 7);
+  const auto circuit = EmptySectorUpdateCircuit::from_vanilla(p, u.public_inputs(0), u.partitions[0]);
+  r1cs::ShapeCounter shape;
+  EmptySectorUpdateCircuit::blank(p).synthesize(shape);
+  // The shared prefix, synthesized before the sections: the circuit of one challenge less one.
+  Params one = p;
+  one.challenge_count = 1;
+  r1cs::ShapeCounter one_shape;
+  EmptySectorUpdateCircuit::blank(one).synthesize(one_shape);
+  const size_t per_challenge = (shape.num_constraints() - one_shape.num_constraints()) / (p.challenge_count - 1);
+  std::printf("%zu challenges of %zu constraints after a prefix of about %zu\n", p.challenge_count, per_challenge,
+              one_shape.num_constraints() - per_challenge);
+  for (int round = 1; round <= 2; round++) {
+    size_t constraints[2] = {}, aux[2] = {};
+    for (bool sections : {false, true}) {
+      r1cs::ProvingAssignment pa;
+      pa.reserve(shape.num_constraints() + shape.num_inputs(), shape.num_aux());
+      test::SerialOnly serial(pa);
+      const auto start = clock::now();
+      const std::clock_t cpu = std::clock();
+      circuit.synthesize(sections ? static_cast<r1cs::ConstraintSystem&>(pa) : serial);
+      std::printf("round %d: 32 GiB sparse partition 0 synthesized %s in %.1f s (%.1f s CPU, %zu constraints)\n", round,
+                  sections ? "in sections" : "serially", std::chrono::duration<double>(clock::now() - start).count(),
+                  double(std::clock() - cpu) / CLOCKS_PER_SEC, pa.num_constraints());
+      constraints[sections] = pa.num_constraints();
+      aux[sections] = pa.num_aux();
+    }
+    EXPECT_EQ(constraints[0], 81049499u);
+    EXPECT_EQ(constraints[1], constraints[0]);
+    EXPECT_EQ(aux[1], aux[0]);
   }
 }
 

@@ -6,8 +6,10 @@
 // byte, verify, and satisfy every partition's circuit with the verifier's public inputs; tampered
 // inputs are refused. Sparse updates (sparse_sector_update.hpp): at 2 KiB and 8 MiB the same bytes as
 // the full generator over the same replica, every partition verifying, the first and last
-// satisfying the circuit; at 32 GiB and 64 GiB generated in milliseconds and verifying. The 32 GiB counts, 8 MiB of a
-// real sealed sector, a 32 GiB sparse partition's circuit and Groth16 are in filecoin_snap_slow_test.cpp.
+// satisfying the circuit; at 32 GiB and 64 GiB generated in milliseconds and verifying. Both
+// variants synthesize their challenges into a proving assignment in parallel sections exactly as
+// serially (2 KiB, generated and sparse). The 32 GiB counts, 8 MiB of a real sealed sector (and
+// its sections), a 32 GiB sparse partition's circuit and Groth16 are in filecoin_snap_slow_test.cpp.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -27,7 +29,9 @@
 #include "filecoin/sparse_sector_update.hpp"
 #include "filecoin/test_sector.hpp"
 #include "filecoin/test_sector_update.hpp"
+#include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "serial_only_cs.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -369,6 +373,71 @@ TEST(FilecoinSnapTest, Sparse32GiBAnd64GiBUpdatesVerify) {
       }
     }
   }
+}
+
+// A proving assignment through a system that counts the sections it opened (so a test knows the
+// parallel path ran).
+class CountingSections final : public r1cs::ConstraintSystem {
+ public:
+  explicit CountingSections(r1cs::ProvingAssignment& pa) : pa_(pa) {}
+  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return pa_.alloc(n, v); }
+  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return pa_.alloc_input(n, v); }
+  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
+    pa_.enforce(n, a, b, c);
+  }
+  size_t num_constraints() const override { return pa_.num_constraints(); }
+  size_t num_inputs() const override { return pa_.num_inputs(); }
+  size_t num_aux() const override { return pa_.num_aux(); }
+  std::vector<std::unique_ptr<r1cs::SectionSystem>> open_sections(std::span<const r1cs::SectionShape> s) override {
+    auto out = pa_.open_sections(s);
+    opened += out.size();
+    return out;
+  }
+  size_t opened = 0;
+
+ private:
+  r1cs::ProvingAssignment& pa_;
+};
+
+// Synthesized into a proving assignment in one section per challenge and serially (SerialOnly):
+// the same a, b, c, aux, inputs and densities.
+void expect_sections_equal_serial(const EmptySectorUpdateCircuit& c) {
+  r1cs::ProvingAssignment serial, parallel;
+  test::SerialOnly serial_cs(serial);
+  c.synthesize(serial_cs);
+  CountingSections parallel_cs(parallel);
+  c.synthesize(parallel_cs);
+  EXPECT_EQ(parallel_cs.opened, c.params().challenge_count);
+  EXPECT_EQ(serial.num_constraints(), count_constraints(c.params()));
+  EXPECT_EQ(serial.num_constraints(), parallel.num_constraints());
+  EXPECT_EQ(serial.num_aux(), parallel.num_aux());
+  EXPECT_TRUE(serial.a() == parallel.a());
+  EXPECT_TRUE(serial.b() == parallel.b());
+  EXPECT_TRUE(serial.c() == parallel.c());
+  EXPECT_TRUE(serial.aux() == parallel.aux());
+  EXPECT_EQ(serial.inputs(), parallel.inputs());
+  EXPECT_EQ(serial.a_aux_density().words(), parallel.a_aux_density().words());
+  EXPECT_EQ(serial.b_aux_density().words(), parallel.b_aux_density().words());
+  EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
+}
+
+TEST(FilecoinSnapTest, ParallelSectionsEqualSerialSynthesis) {
+  for (bool poseidon : {false, true}) {
+    SCOPED_TRACE(poseidon ? "Poseidon" : "standard");
+    const TestSectorUpdate& u = update_2kib(poseidon);
+    expect_sections_equal_serial(EmptySectorUpdateCircuit::from_vanilla(u.params, u.public_inputs(0), u.partitions[0]));
+    const Params p = poseidon ? Params::from_sector_size_poseidon(2 * KiB) : Params::from_sector_size(2 * KiB);
+    const SparseSectorUpdate s = make_sparse_sector_update(p, 5);
+    expect_sections_equal_serial(EmptySectorUpdateCircuit::from_vanilla(p, s.public_inputs(0), s.partitions[0]));
+  }
+  // A challenge whose label_r_new disagrees is refused in sections too (the section's exception
+  // reaches the caller).
+  const TestSectorUpdate& u = update_2kib(false);
+  EmptySectorUpdatePartitionProof bad = u.partitions[0];
+  bad.challenge_proofs[3].proof_r_new.leaf += Fr::one();
+  r1cs::ProvingAssignment pa;
+  EXPECT_THROW(EmptySectorUpdateCircuit::from_vanilla(u.params, u.public_inputs(0), bad).synthesize(pa),
+               std::invalid_argument);
 }
 
 TEST(FilecoinSnapTest, TamperedUpdatesAreRefused) {

@@ -1,13 +1,17 @@
 #include "filecoin/empty_sector_update_circuit.hpp"
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tbb/parallel_for.h>
 
 #include "filecoin/empty_sector_update_challenges.hpp"
 #include "filecoin/empty_sector_update_circuit_common.hpp"
 #include "filecoin/empty_sector_update_gadgets.hpp"
 #include "gadgets/multipack.hpp"
 #include "gadgets/poseidon.hpp"
+#include "r1cs/shape.hpp"
 
 namespace cuzk::filecoin {
 
@@ -122,6 +126,61 @@ AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParam
   return leaf_r_new;
 }
 
+namespace {
+
+// One challenge's size, counted once per process per params shape on blank prefix variables
+// (every challenge of a circuit has the same shape: the published parameters fix it).
+r1cs::SectionShape challenge_shape(const EmptySectorUpdateParams& p, ChallengeSynthesis one) {
+  static std::mutex mutex;
+  static std::map<std::string, r1cs::SectionShape> cache;
+  std::string key = p.tree_r.name() + "/" + p.tree_d.name();
+  for (size_t x :
+       {size_t(p.poseidon), p.challenge_bit_len, p.partition_bit_len, p.apex_leaf_count, p.apex_leaf_bit_len}) {
+    key.append("/").append(std::to_string(x));
+  }
+  for (size_t h : p.hs) key.append("/").append(std::to_string(h));
+  std::lock_guard lock(mutex);
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  r1cs::ShapeCounter cs;
+  const Fr z = Fr::zero();
+  ChallengeInputs in;
+  in.c_bits.emplace_back();
+  for (size_t i = 0; i < p.challenge_bit_len; i++) in.c_bits[0].push_back(AllocatedBit::alloc(cs, false));
+  for (size_t i = 0; i < kUpdateHsCount; i++) in.h_select_bits.push_back(AllocatedBit::alloc(cs, false));
+  in.phi = AllocatedNum::alloc(cs, z);
+  in.root_r_old = AllocatedNum::alloc(cs, z);
+  in.root_r_new = AllocatedNum::alloc(cs, z);
+  for (size_t i = 0; i < p.apex_leaf_count; i++) in.apex_leafs.push_back(AllocatedNum::alloc(cs, z));
+  in.comm_d_new = AllocatedNum::alloc(cs, z);
+  const size_t c0 = cs.num_constraints(), a0 = cs.num_aux(), i0 = cs.num_inputs();
+  one(cs, p, in, 0, UpdateChallengeWitness::blank(p), false);
+  const r1cs::SectionShape shape{cs.num_constraints() - c0, cs.num_aux() - a0, cs.num_inputs() - i0};
+  cache.emplace(key, shape);
+  return shape;
+}
+
+}  // namespace
+
+void synthesize_challenges(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,
+                           const std::vector<UpdateChallengeWitness>& ws, bool check_values, ChallengeSynthesis one) {
+  const size_t n = in.c_bits.size();
+  // Shape recorders take no sections, and one challenge gains nothing from them. The prefix's
+  // variables were allocated before the sections open, so every section may read them.
+  if (cs.has_values() && n >= 2) {
+    const std::vector<r1cs::SectionShape> shapes(n, challenge_shape(p, one));
+    auto sections = cs.open_sections(shapes);
+    if (!sections.empty()) {
+      tbb::parallel_for(size_t(0), n, [&](size_t i) {
+        r1cs::SectionSystem& s = *sections[i];
+        one(s, p, in, i, ws[i], check_values);
+        s.close();
+      });
+      return;
+    }
+  }
+  for (size_t i = 0; i < n; i++) one(cs, p, in, i, ws[i], check_values);
+}
+
 }  // namespace update_circuit
 
 UpdateChallengeWitness UpdateChallengeWitness::from_vanilla(const UpdateChallengeProof& p) {
@@ -222,6 +281,60 @@ void EmptySectorUpdateCircuit::synthesize(ConstraintSystem& cs) const {
   }
 }
 
+namespace {
+
+// Challenge c_index of the standard circuit: the encoding, tree R old and new openings of c, and
+// tree D's opening of c up to its apex leaf.
+void synthesize_standard_challenge(ConstraintSystem& cs, const EmptySectorUpdateParams& p,
+                                   const update_circuit::ChallengeInputs& in, size_t c_index,
+                                   const UpdateChallengeWitness& cw, bool check_values) {
+  using namespace update_circuit;
+  // Tree D below the apex leaves: binary SHA-256 of path_len levels.
+  const size_t path_len = p.challenge_bit_len - p.partition_bit_len - p.apex_leaf_bit_len;
+  gadgets::PorTreeShape to_apex;
+  to_apex.hasher = gadgets::TreeHasher::kSha256;
+  to_apex.base_arity = 2;
+  to_apex.base_levels = path_len;
+
+  const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
+  const std::vector<AllocatedBit>& c_bits = in.c_bits[c_index];
+
+  AllocatedNum leaf_r_old, leaf_d_new;
+  const AllocatedNum leaf_r_new =
+      encode_challenge(cs, p, c_index, c_bits, in.h_select_bits, in.phi, cw, check_values, leaf_r_old, leaf_d_new);
+
+  const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
+  {
+    Namespace ns(cs, "por tree_r_old " + ci);
+    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, in.root_r_old);
+  }
+  const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
+  {
+    Namespace ns(cs, "por tree_r_new " + ci);
+    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, in.root_r_new);
+  }
+
+  AllocatedNum apex_leaf;
+  {
+    Namespace ns(cs, "select_apex_leaf " + ci);
+    const std::vector<Boolean> bits(c_bits.begin() + path_len, c_bits.begin() + path_len + p.apex_leaf_bit_len);
+    apex_leaf = gadgets::select(cs, in.apex_leafs, bits);
+  }
+  std::vector<std::vector<AllocatedNum>> path_to_apex;
+  for (size_t row = 0; row < path_len; row++) {
+    path_to_apex.push_back({alloc(
+        cs, "path_to_apex_leaf sibling (c_index=" + std::to_string(c_index) + ", tree_row=" + std::to_string(row) + ")",
+        cw.path_d_new[row][0])});
+  }
+  {
+    Namespace ns(cs, "por to_apex_leaf " + ci);
+    ug::por_no_challenge_input(cs, to_apex, std::span<const AllocatedBit>(c_bits).first(path_len), leaf_d_new,
+                               path_to_apex, apex_leaf);
+  }
+}
+
+}  // namespace
+
 void EmptySectorUpdateCircuit::synthesize_standard(ConstraintSystem& cs) const {
   using namespace update_circuit;
   const EmptySectorUpdateParams& p = params_;
@@ -274,53 +387,17 @@ void EmptySectorUpdateCircuit::synthesize_standard(ConstraintSystem& cs) const {
     generated = ug::gen_challenge_bits(cs, comm_r_new, partition, p.challenge_count, p.random_bits_per_challenge());
   }
 
-  // Tree D below the apex leaves: binary SHA-256 of path_len levels.
-  const size_t path_len = p.challenge_bit_len - p.partition_bit_len - p.apex_leaf_bit_len;
-  gadgets::PorTreeShape to_apex;
-  to_apex.hasher = gadgets::TreeHasher::kSha256;
-  to_apex.base_arity = 2;
-  to_apex.base_levels = path_len;
-
-  for (size_t c_index = 0; c_index < generated.size(); c_index++) {
-    const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
-    const UpdateChallengeWitness& cw = w.challenges[c_index];
-    std::vector<AllocatedBit> c_bits = generated[c_index];
-    c_bits.insert(c_bits.end(), partition_bits.begin(), partition_bits.end());
-
-    AllocatedNum leaf_r_old, leaf_d_new;
-    const AllocatedNum leaf_r_new =
-        encode_challenge(cs, p, c_index, c_bits, h_select_bits, phi, cw, check_values, leaf_r_old, leaf_d_new);
-
-    const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
-    {
-      Namespace ns(cs, "por tree_r_old " + ci);
-      ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, root_r_old);
-    }
-    const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
-    {
-      Namespace ns(cs, "por tree_r_new " + ci);
-      ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, root_r_new);
-    }
-
-    AllocatedNum apex_leaf;
-    {
-      Namespace ns(cs, "select_apex_leaf " + ci);
-      const std::vector<Boolean> bits(c_bits.begin() + path_len, c_bits.begin() + path_len + p.apex_leaf_bit_len);
-      apex_leaf = gadgets::select(cs, apex_leafs, bits);
-    }
-    std::vector<std::vector<AllocatedNum>> path_to_apex;
-    for (size_t row = 0; row < path_len; row++) {
-      path_to_apex.push_back({alloc(
-          cs,
-          "path_to_apex_leaf sibling (c_index=" + std::to_string(c_index) + ", tree_row=" + std::to_string(row) + ")",
-          cw.path_d_new[row][0])});
-    }
-    {
-      Namespace ns(cs, "por to_apex_leaf " + ci);
-      ug::por_no_challenge_input(cs, to_apex, std::span<const AllocatedBit>(c_bits).first(path_len), leaf_d_new,
-                                 path_to_apex, apex_leaf);
-    }
+  ChallengeInputs in;
+  for (std::vector<AllocatedBit>& bits : generated) {
+    bits.insert(bits.end(), partition_bits.begin(), partition_bits.end());
+    in.c_bits.push_back(std::move(bits));
   }
+  in.h_select_bits = h_select_bits;
+  in.phi = phi;
+  in.root_r_old = root_r_old;
+  in.root_r_new = root_r_new;
+  in.apex_leafs = std::move(apex_leafs);
+  synthesize_challenges(cs, p, in, w.challenges, check_values, &synthesize_standard_challenge);
 }
 
 }  // namespace cuzk::filecoin

@@ -61,6 +61,8 @@ class EmptySectorUpdateCircuit final : public r1cs::Circuit {
 
   // Throws std::invalid_argument when the values are given and the computed label_r_new of a
   // challenge differs from the proof's (rust-fil-proofs asserts the same during synthesis).
+  // The challenges after the shared prefix go in one section each where cs takes sections
+  // (ConstraintSystem::open_sections), filled on any threads; the result is the serial one.
   void synthesize(r1cs::ConstraintSystem& cs) const override;
 
   const EmptySectorUpdateParams& params() const { return params_; }

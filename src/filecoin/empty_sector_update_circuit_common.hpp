@@ -1,7 +1,8 @@
 // Pieces both SnapDeals circuits (empty_sector_update_circuit.cpp, storage-proofs-update
 // circuit.rs, and empty_sector_update_poseidon_circuit.cpp, poseidon/circuit.rs) synthesize
 // identically: named allocations, public commitments, the gen-randomness hashes, the comm_r
-// checks, a challenge's path siblings, and a challenge's encoding up to label_r_new.
+// checks, a challenge's path siblings, a challenge's encoding up to label_r_new, and the
+// synthesis of the challenges after the shared prefix, in parallel sections where cs takes them.
 #pragma once
 
 #include <span>
@@ -34,5 +35,23 @@ AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParam
                               std::span<const AllocatedBit> c_bits, std::span<const AllocatedBit> h_select_bits,
                               const AllocatedNum& phi, const UpdateChallengeWitness& w, bool check_values,
                               AllocatedNum& leaf_r_old, AllocatedNum& leaf_d_new);
+
+// What a challenge's synthesis reads of the shared prefix (allocated before the challenges).
+struct ChallengeInputs {
+  std::vector<std::vector<AllocatedBit>> c_bits;  // per challenge, all challenge_bit_len bits
+  std::vector<AllocatedBit> h_select_bits;
+  AllocatedNum phi, root_r_old, root_r_new;
+  std::vector<AllocatedNum> apex_leafs;  // standard variant
+  AllocatedNum comm_d_new;               // Poseidon variant
+};
+
+// One challenge's allocations and constraints (they read only `in` and their own variables).
+using ChallengeSynthesis = void (*)(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,
+                                    size_t c_index, const UpdateChallengeWitness& w, bool check_values);
+
+// Challenge c_index = 0, 1, ... with one(), each in its own section of cs filled on any thread
+// when cs takes sections (the result is the serial one), else one after another.
+void synthesize_challenges(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,
+                           const std::vector<UpdateChallengeWitness>& ws, bool check_values, ChallengeSynthesis one);
 
 }  // namespace cuzk::filecoin::update_circuit

@@ -2,7 +2,7 @@
 // partition; h_select (public) and its six bits; the commitments; phi; comm_c and the two tree R
 // roots checked against comm_r_old / comm_r_new; a zero "partition" for gen_challenge_bits; per
 // challenge the encoding and three openings of tree R's shape: tree R old, tree R new, and tree
-// D new (Poseidon) up to comm_d_new itself.
+// D new (Poseidon) up to comm_d_new itself, in parallel sections where cs takes them.
 #include "filecoin/empty_sector_update_circuit.hpp"
 #include "filecoin/empty_sector_update_circuit_common.hpp"
 #include "filecoin/empty_sector_update_gadgets.hpp"
@@ -13,6 +13,39 @@ using gadgets::AllocatedBit;
 using gadgets::AllocatedNum;
 using r1cs::Namespace;
 namespace ug = update_gadgets;
+
+namespace {
+
+// Challenge c_index: the encoding and the openings of c in tree R old, tree R new and tree D new.
+void synthesize_poseidon_challenge(r1cs::ConstraintSystem& cs, const EmptySectorUpdateParams& p,
+                                   const update_circuit::ChallengeInputs& in, size_t c_index,
+                                   const UpdateChallengeWitness& cw, bool check_values) {
+  using namespace update_circuit;
+  const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
+  const std::vector<AllocatedBit>& c_bits = in.c_bits[c_index];
+
+  AllocatedNum leaf_r_old, leaf_d_new;
+  const AllocatedNum leaf_r_new =
+      encode_challenge(cs, p, c_index, c_bits, in.h_select_bits, in.phi, cw, check_values, leaf_r_old, leaf_d_new);
+
+  const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
+  {
+    Namespace ns(cs, "por tree_r_old " + ci);
+    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, in.root_r_old);
+  }
+  const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
+  {
+    Namespace ns(cs, "por tree_r_new " + ci);
+    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, in.root_r_new);
+  }
+  const auto path_d_new = alloc_path(cs, "path_d_new", c_index, cw.path_d_new, cw.path_d_new.size());
+  {
+    Namespace ns(cs, "por tree_d_new " + ci);
+    ug::por_no_challenge_input(cs, p.tree_d, c_bits, leaf_d_new, path_d_new, in.comm_d_new);
+  }
+}
+
+}  // namespace
 
 void EmptySectorUpdateCircuit::synthesize_poseidon(r1cs::ConstraintSystem& cs) const {
   using namespace update_circuit;
@@ -42,31 +75,14 @@ void EmptySectorUpdateCircuit::synthesize_poseidon(r1cs::ConstraintSystem& cs) c
     generated = ug::gen_challenge_bits(cs, comm_r_new, partition, p.challenge_count, p.challenge_bit_len);
   }
 
-  for (size_t c_index = 0; c_index < generated.size(); c_index++) {
-    const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
-    const UpdateChallengeWitness& cw = w.challenges[c_index];
-    const std::vector<AllocatedBit>& c_bits = generated[c_index];
-
-    AllocatedNum leaf_r_old, leaf_d_new;
-    const AllocatedNum leaf_r_new =
-        encode_challenge(cs, p, c_index, c_bits, h_select_bits, phi, cw, check_values, leaf_r_old, leaf_d_new);
-
-    const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
-    {
-      Namespace ns(cs, "por tree_r_old " + ci);
-      ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, root_r_old);
-    }
-    const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
-    {
-      Namespace ns(cs, "por tree_r_new " + ci);
-      ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, root_r_new);
-    }
-    const auto path_d_new = alloc_path(cs, "path_d_new", c_index, cw.path_d_new, cw.path_d_new.size());
-    {
-      Namespace ns(cs, "por tree_d_new " + ci);
-      ug::por_no_challenge_input(cs, p.tree_d, c_bits, leaf_d_new, path_d_new, comm_d_new);
-    }
-  }
+  update_circuit::ChallengeInputs in;
+  in.c_bits = std::move(generated);
+  in.h_select_bits = h_select_bits;
+  in.phi = phi;
+  in.root_r_old = root_r_old;
+  in.root_r_new = root_r_new;
+  in.comm_d_new = comm_d_new;
+  synthesize_challenges(cs, p, in, w.challenges, check_values, &synthesize_poseidon_challenge);
 }
 
 }  // namespace cuzk::filecoin

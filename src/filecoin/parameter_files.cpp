@@ -469,7 +469,7 @@ ParameterManifest parse_parameter_manifest(std::string_view json_text, std::stri
   for (const auto& [name, v] : j.items()) {
     const std::string where = src + ": entry \"" + name + "\"";
     if (!v.is_object()) throw std::runtime_error(where + " is not an object");
-    auto field = [&](const char* key) -> const nlohmann::json& {
+    auto field = [&, &v = v](const char* key) -> const nlohmann::json& {  // clang < 16: no captured bindings
       auto it = v.find(key);
       if (it == v.end()) throw std::runtime_error(where + " has no \"" + key + "\"");
       return *it;

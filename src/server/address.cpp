@@ -77,6 +77,8 @@ ListenAddress parse_address(std::string_view text) {
   if (host.starts_with("[")) {
     if (!host.ends_with("]")) bad(text, "unbalanced [ ] around an IPv6 address");
     host = host.substr(1, host.size() - 2);
+    // Brackets only around IPv6: "[unix]:8" would print as "unix:8", a socket path (found by fuzzing).
+    if (host.find(':') == std::string_view::npos) bad(text, "[ ] are only for IPv6 addresses, e.g. [::1]:9820");
   } else if (host.find(':') != std::string_view::npos) {
     bad(text, "IPv6 addresses need brackets, e.g. [::1]:9820");
   }

@@ -53,48 +53,16 @@ TEST(FilecoinSnapSlowTest, Blank32GiBCircuitCountsOfRustFilProofs) {
   }
 }
 
-// A proving assignment through a system that counts the sections it opened.
-class CountingSections final : public r1cs::ConstraintSystem {
- public:
-  explicit CountingSections(r1cs::ProvingAssignment& pa) : pa_(pa) {}
-  r1cs::Variable alloc(std::string_view n, const Fr& v) override { return pa_.alloc(n, v); }
-  r1cs::Variable alloc_input(std::string_view n, const Fr& v) override { return pa_.alloc_input(n, v); }
-  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
-    pa_.enforce(n, a, b, c);
-  }
-  size_t num_constraints() const override { return pa_.num_constraints(); }
-  size_t num_inputs() const override { return pa_.num_inputs(); }
-  size_t num_aux() const override { return pa_.num_aux(); }
-  std::vector<std::unique_ptr<r1cs::SectionSystem>> open_sections(std::span<const r1cs::SectionShape> s) override {
-    auto out = pa_.open_sections(s);
-    opened += out.size();
-    return out;
-  }
-  size_t opened = 0;
-
- private:
-  r1cs::ProvingAssignment& pa_;
-};
-
 // Synthesized into a proving assignment in one section per challenge and serially (SerialOnly):
 // the same a, b, c, aux, inputs and densities.
 void expect_sections_equal_serial(const EmptySectorUpdateCircuit& c) {
   r1cs::ProvingAssignment serial, parallel;
   test::SerialOnly serial_cs(serial);
   c.synthesize(serial_cs);
-  CountingSections parallel_cs(parallel);
+  test::CountingSections parallel_cs(parallel);
   c.synthesize(parallel_cs);
   EXPECT_EQ(parallel_cs.opened, c.params().challenge_count);
-  EXPECT_EQ(serial.num_constraints(), parallel.num_constraints());
-  EXPECT_EQ(serial.num_aux(), parallel.num_aux());
-  EXPECT_TRUE(serial.a() == parallel.a());
-  EXPECT_TRUE(serial.b() == parallel.b());
-  EXPECT_TRUE(serial.c() == parallel.c());
-  EXPECT_TRUE(serial.aux() == parallel.aux());
-  EXPECT_EQ(serial.inputs(), parallel.inputs());
-  EXPECT_EQ(serial.a_aux_density().words(), parallel.a_aux_density().words());
-  EXPECT_EQ(serial.b_aux_density().words(), parallel.b_aux_density().words());
-  EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
+  test::expect_same_assignment(serial, parallel);
 }
 
 TestSectorUpdate update_of(uint64_t bytes, RegisteredSealProof seal, bool poseidon) {

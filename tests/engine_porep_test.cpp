@@ -15,6 +15,7 @@
 #include "groth16/verifier.hpp"
 #include "kinds/base64.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "kinds_engine_config.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::kinds {
@@ -22,30 +23,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using filecoin::RegisteredSealProof;
+using test::parameter_source;
 
-std::string params_cache() {
-  if (const char* dir = std::getenv("CUZK_PARAMS_CACHE")) return dir;
-  return CUZK_TEST_PARAMS_CACHE;
-}
-
-// Filecoin's published parameters when this machine has them, else TEST parameters.
-engine::ParameterSource parameter_source() {
-  FilecoinParameterOptions o;
-  o.allow_test_parameters = true;
-  o.test_dir = params_cache();
-  return filecoin_parameter_source(o);
-}
-
-engine::EngineConfig porep_config() {
-  engine::EngineConfig c;
-  c.budget_bytes = uint64_t(8) << 30;
-  c.backend = engine::BackendKind::kCpu;
-  c.synthesis_workers = 2;
-  c.param_cache_dir = params_cache();
-  c.log_events = false;
-  c.parameter_sources.push_back(parameter_source());
-  return c;
-}
+engine::EngineConfig porep_config() { return test::kinds_engine_config(uint64_t(8) << 30); }
 
 // Curio's envelope (lib/ffi/cuzk_funcs.go): Go's json.Marshal of {SectorNum, Phase1Out, SectorSize}.
 std::string curio_envelope(const std::string& c1_json, uint64_t sector, uint64_t sector_size) {

@@ -22,6 +22,7 @@
 #include "groth16/parameters.hpp"
 #include "groth16/verifier.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "kinds_engine_config.hpp"
 #include "post_vanilla.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
@@ -33,33 +34,13 @@ using namespace std::chrono_literals;
 using ff::Fr;
 using filecoin::Bytes32;
 using filecoin::RegisteredPoStProof;
+using test::parameter_source;
 using test::post::preseal_sectors;
 using test::post::randomness_of;
 using test::post::vanilla_bincode;
 using test::post::view;
 
-std::string params_cache() {
-  if (const char* dir = std::getenv("CUZK_PARAMS_CACHE")) return dir;
-  return CUZK_TEST_PARAMS_CACHE;
-}
-
-engine::ParameterSource parameter_source() {
-  FilecoinParameterOptions o;
-  o.allow_test_parameters = true;
-  o.test_dir = params_cache();
-  return filecoin_parameter_source(o);
-}
-
-engine::EngineConfig post_config() {
-  engine::EngineConfig c;
-  c.budget_bytes = uint64_t(4) << 30;
-  c.backend = engine::BackendKind::kCpu;
-  c.synthesis_workers = 2;
-  c.param_cache_dir = params_cache();
-  c.log_events = false;
-  c.parameter_sources.push_back(parameter_source());
-  return c;
-}
+engine::EngineConfig post_config() { return test::kinds_engine_config(uint64_t(4) << 30); }
 
 // A kind whose proof is checked against other public inputs (verify-before-return must fail it).
 class OtherInputs final : public engine::ProofInput {

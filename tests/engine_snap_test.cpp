@@ -20,6 +20,7 @@
 #include "groth16/parameters.hpp"
 #include "groth16/verifier.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "kinds_engine_config.hpp"
 #include "r1cs/shape.hpp"
 
 namespace cuzk::kinds {
@@ -29,20 +30,9 @@ using namespace std::chrono_literals;
 using ff::Fr;
 using filecoin::EmptySectorUpdateParams;
 using filecoin::TestSectorUpdate;
+using test::parameter_source;
 
 constexpr uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
-
-std::string params_cache() {
-  if (const char* dir = std::getenv("CUZK_PARAMS_CACHE")) return dir;
-  return CUZK_TEST_PARAMS_CACHE;
-}
-
-engine::ParameterSource parameter_source() {
-  FilecoinParameterOptions o;
-  o.allow_test_parameters = true;
-  o.test_dir = params_cache();
-  return filecoin_parameter_source(o);
-}
 
 std::string bytes_of(const Fr& x) {
   std::string s(32, '\0');
@@ -216,14 +206,7 @@ TEST(EngineSnapTest, RequestsThatDoNotFitAreRefusedAtSubmit) {
 
 TEST(EngineSnapTest, UpdateProvesThroughTheEngine) {
   const Update& u = update_2kib();
-  engine::EngineConfig c;
-  c.budget_bytes = uint64_t(4) << 30;
-  c.backend = engine::BackendKind::kCpu;
-  c.synthesis_workers = 2;
-  c.param_cache_dir = params_cache();
-  c.log_events = false;
-  c.parameter_sources.push_back(parameter_source());
-  engine::Engine engine(std::move(c));
+  engine::Engine engine(test::kinds_engine_config(uint64_t(4) << 30));
 
   engine::JobRequest j;
   j.input = make_snap_input(u.request(0));

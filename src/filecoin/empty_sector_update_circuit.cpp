@@ -101,19 +101,18 @@ std::vector<std::vector<AllocatedNum>> alloc_path(ConstraintSystem& cs, const st
   return out;
 }
 
-AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParams& params, size_t c_index,
-                              std::span<const AllocatedBit> c_bits, std::span<const AllocatedBit> h_select_bits,
-                              const AllocatedNum& phi, const UpdateChallengeWitness& w, bool check_values,
-                              AllocatedNum& leaf_r_old, AllocatedNum& leaf_d_new) {
+AllocatedNum encode_and_open_tree_r(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,
+                                    size_t c_index, const UpdateChallengeWitness& w, bool check_values) {
   const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
+  const std::vector<AllocatedBit>& c_bits = in.c_bits[c_index];
   AllocatedNum c_high;
   {
     Namespace ns(cs, "get_challenge_high_bits " + ci);
-    c_high = ug::get_challenge_high_bits(cs, c_bits, h_select_bits, params.hs);
+    c_high = ug::get_challenge_high_bits(cs, c_bits, in.h_select_bits, p.hs);
   }
-  const AllocatedNum rho = gen_hash(cs, "rho " + ci, phi, c_high);
-  leaf_r_old = alloc(cs, "leaf_r_old " + ci, w.leaf_r_old);
-  leaf_d_new = alloc(cs, "leaf_d_new " + ci, w.leaf_d_new);
+  const AllocatedNum rho = gen_hash(cs, "rho " + ci, in.phi, c_high);
+  const AllocatedNum leaf_r_old = alloc(cs, "leaf_r_old " + ci, w.leaf_r_old);
+  const AllocatedNum leaf_d_new = alloc(cs, "leaf_d_new " + ci, w.leaf_d_new);
   AllocatedNum leaf_r_new;
   {
     Namespace ns(cs, "leaf_r_new " + ci);
@@ -123,7 +122,17 @@ AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParam
     throw std::invalid_argument("EmptySectorUpdate circuit: challenge " + std::to_string(c_index) +
                                 ": label_r_old + label_d_new * rho differs from the proof's label_r_new");
   }
-  return leaf_r_new;
+  const auto path_r_old = alloc_path(cs, "path_r_old", c_index, w.path_r_old, w.path_r_old.size());
+  {
+    Namespace ns(cs, "por tree_r_old " + ci);
+    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, in.root_r_old);
+  }
+  const auto path_r_new = alloc_path(cs, "path_r_new", c_index, w.path_r_new, w.path_r_new.size());
+  {
+    Namespace ns(cs, "por tree_r_new " + ci);
+    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, in.root_r_new);
+  }
+  return leaf_d_new;
 }
 
 namespace {
@@ -299,20 +308,7 @@ void synthesize_standard_challenge(ConstraintSystem& cs, const EmptySectorUpdate
   const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
   const std::vector<AllocatedBit>& c_bits = in.c_bits[c_index];
 
-  AllocatedNum leaf_r_old, leaf_d_new;
-  const AllocatedNum leaf_r_new =
-      encode_challenge(cs, p, c_index, c_bits, in.h_select_bits, in.phi, cw, check_values, leaf_r_old, leaf_d_new);
-
-  const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
-  {
-    Namespace ns(cs, "por tree_r_old " + ci);
-    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, in.root_r_old);
-  }
-  const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
-  {
-    Namespace ns(cs, "por tree_r_new " + ci);
-    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, in.root_r_new);
-  }
+  const AllocatedNum leaf_d_new = encode_and_open_tree_r(cs, p, in, c_index, cw, check_values);
 
   AllocatedNum apex_leaf;
   {

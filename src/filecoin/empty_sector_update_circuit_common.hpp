@@ -29,13 +29,6 @@ void enforce_comm_r(ConstraintSystem& cs, const std::string& name, const Allocat
 // The first `levels` levels of a path, every sibling allocated.
 std::vector<std::vector<AllocatedNum>> alloc_path(ConstraintSystem& cs, const std::string& name, size_t c_index,
                                                   const std::vector<std::vector<Fr>>& path, size_t levels);
-// c_high, rho, leaf_r_old, leaf_d_new (returned through the references) and label_r_new;
-// with check_values, throws std::invalid_argument when label_r_new differs from w.leaf_r_new.
-AllocatedNum encode_challenge(ConstraintSystem& cs, const EmptySectorUpdateParams& params, size_t c_index,
-                              std::span<const AllocatedBit> c_bits, std::span<const AllocatedBit> h_select_bits,
-                              const AllocatedNum& phi, const UpdateChallengeWitness& w, bool check_values,
-                              AllocatedNum& leaf_r_old, AllocatedNum& leaf_d_new);
-
 // What a challenge's synthesis reads of the shared prefix (allocated before the challenges).
 struct ChallengeInputs {
   std::vector<std::vector<AllocatedBit>> c_bits;  // per challenge, all challenge_bit_len bits
@@ -44,6 +37,13 @@ struct ChallengeInputs {
   std::vector<AllocatedNum> apex_leafs;  // standard variant
   AllocatedNum comm_d_new;               // Poseidon variant
 };
+
+// What both variants do first for challenge c_index: c_high, rho, leaf_r_old, leaf_d_new,
+// label_r_new, then the openings of c in tree R old and tree R new; returns leaf_d_new (tree D's
+// opening differs by variant). With check_values, throws std::invalid_argument when label_r_new
+// differs from w.leaf_r_new.
+AllocatedNum encode_and_open_tree_r(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,
+                                    size_t c_index, const UpdateChallengeWitness& w, bool check_values);
 
 // One challenge's allocations and constraints (they read only `in` and their own variables).
 using ChallengeSynthesis = void (*)(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,

@@ -24,20 +24,7 @@ void synthesize_poseidon_challenge(r1cs::ConstraintSystem& cs, const EmptySector
   const std::string ci = "(c_index=" + std::to_string(c_index) + ")";
   const std::vector<AllocatedBit>& c_bits = in.c_bits[c_index];
 
-  AllocatedNum leaf_r_old, leaf_d_new;
-  const AllocatedNum leaf_r_new =
-      encode_challenge(cs, p, c_index, c_bits, in.h_select_bits, in.phi, cw, check_values, leaf_r_old, leaf_d_new);
-
-  const auto path_r_old = alloc_path(cs, "path_r_old", c_index, cw.path_r_old, cw.path_r_old.size());
-  {
-    Namespace ns(cs, "por tree_r_old " + ci);
-    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_old, path_r_old, in.root_r_old);
-  }
-  const auto path_r_new = alloc_path(cs, "path_r_new", c_index, cw.path_r_new, cw.path_r_new.size());
-  {
-    Namespace ns(cs, "por tree_r_new " + ci);
-    ug::por_no_challenge_input(cs, p.tree_r, c_bits, leaf_r_new, path_r_new, in.root_r_new);
-  }
+  const AllocatedNum leaf_d_new = encode_and_open_tree_r(cs, p, in, c_index, cw, check_values);
   const auto path_d_new = alloc_path(cs, "path_d_new", c_index, cw.path_d_new, cw.path_d_new.size());
   {
     Namespace ns(cs, "por tree_d_new " + ci);

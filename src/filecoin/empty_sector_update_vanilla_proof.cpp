@@ -126,4 +126,21 @@ std::string verify_empty_sector_update_partition(const EmptySectorUpdateParams& 
   return "";
 }
 
+EmptySectorUpdatePublicInputs SectorUpdateProofs::public_inputs(size_t k) const {
+  EmptySectorUpdatePublicInputs in;
+  in.k = k;
+  in.h = h;
+  in.comm_r_old = comm_r_old;
+  in.comm_d_new = comm_d_new;
+  in.comm_r_new = comm_r_new;
+  return in;
+}
+
+std::vector<std::vector<uint8_t>> SectorUpdateProofs::partition_bincode() const {
+  std::vector<std::vector<uint8_t>> out;
+  out.reserve(partitions.size());
+  for (const auto& p : partitions) out.push_back(write_empty_sector_update_partition_proof(p, params));
+  return out;
+}
+
 }  // namespace cuzk::filecoin

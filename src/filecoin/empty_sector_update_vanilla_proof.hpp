@@ -57,4 +57,18 @@ std::string verify_empty_sector_update_partition(const EmptySectorUpdateParams& 
                                                  const EmptySectorUpdatePublicInputs& in,
                                                  const EmptySectorUpdatePartitionProof& proof);
 
+// A whole update's commitments and partition proofs, as the generators make them
+// (test_sector_update.hpp, sparse_sector_update.hpp).
+struct SectorUpdateProofs {
+  EmptySectorUpdateParams params;
+  size_t h = 0;
+  Fr comm_c, comm_r_last_old, comm_r_old, comm_d_new, comm_r_last_new, comm_r_new;
+  std::vector<EmptySectorUpdatePartitionProof> partitions;  // k = 0, 1, ...
+
+  // The verifier's public inputs of partition k (vanilla.rs PublicInputs with k).
+  EmptySectorUpdatePublicInputs public_inputs(size_t k) const;
+  // Each partition's bincode, as Curio sends it.
+  std::vector<std::vector<uint8_t>> partition_bincode() const;
+};
+
 }  // namespace cuzk::filecoin

@@ -14,23 +14,6 @@ Fr value(uint64_t seed, size_t role) { return sparse_label(seed, 1000 + role, 0)
 
 }  // namespace
 
-EmptySectorUpdatePublicInputs SparseSectorUpdate::public_inputs(size_t k) const {
-  EmptySectorUpdatePublicInputs in;
-  in.k = k;
-  in.h = h;
-  in.comm_r_old = comm_r_old;
-  in.comm_d_new = comm_d_new;
-  in.comm_r_new = comm_r_new;
-  return in;
-}
-
-std::vector<std::vector<uint8_t>> SparseSectorUpdate::partition_bincode() const {
-  std::vector<std::vector<uint8_t>> out;
-  out.reserve(partitions.size());
-  for (const auto& p : partitions) out.push_back(write_empty_sector_update_partition_proof(p, params));
-  return out;
-}
-
 SparseSectorUpdate make_sparse_sector_update(const EmptySectorUpdateParams& params, uint64_t seed, size_t h) {
   SparseSectorUpdate u;
   u.params = params;

@@ -29,19 +29,10 @@
 
 namespace cuzk::filecoin {
 
-// The members TestSectorUpdate (test_sector_update.hpp) has besides the data and full trees,
-// under the same names, so that code templated over either works with both.
-struct SparseSectorUpdate {
-  EmptySectorUpdateParams params;
-  size_t h = 0;
+// The commitments and partition proofs (as TestSectorUpdate has them, without its data and full
+// trees), and the one leaf both trees R hold.
+struct SparseSectorUpdate : SectorUpdateProofs {
   Fr default_leaf;  // every leaf of tree R old and new
-  Fr comm_c, comm_r_last_old, comm_r_old, comm_d_new, comm_r_last_new, comm_r_new;
-  std::vector<EmptySectorUpdatePartitionProof> partitions;  // k = 0, 1, ...
-
-  // The verifier's public inputs of partition k.
-  EmptySectorUpdatePublicInputs public_inputs(size_t k) const;
-  // Each partition's bincode, as Curio sends it.
-  std::vector<std::vector<uint8_t>> partition_bincode() const;
 };
 
 // The sparse update for params (standard or Poseidon variant) encoded with h (0:

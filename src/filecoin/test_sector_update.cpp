@@ -31,22 +31,6 @@ Fr node_above(const gadgets::PorTreeShape& shape, const MerkleProof& proof, size
 
 }  // namespace
 
-EmptySectorUpdatePublicInputs TestSectorUpdate::public_inputs(size_t k) const {
-  EmptySectorUpdatePublicInputs in;
-  in.k = k;
-  in.h = h;
-  in.comm_r_old = comm_r_old;
-  in.comm_d_new = comm_d_new;
-  in.comm_r_new = comm_r_new;
-  return in;
-}
-
-std::vector<std::vector<uint8_t>> TestSectorUpdate::partition_bincode() const {
-  std::vector<std::vector<uint8_t>> out;
-  for (const auto& p : partitions) out.push_back(write_empty_sector_update_partition_proof(p, params));
-  return out;
-}
-
 std::vector<uint8_t> test_update_data(const EmptySectorUpdateParams& params, uint64_t seed, bool zeros) {
   std::vector<uint8_t> out(params.sector_size(), 0);
   if (zeros) return out;

@@ -24,19 +24,10 @@
 
 namespace cuzk::filecoin {
 
-struct TestSectorUpdate {
-  EmptySectorUpdateParams params;
-  size_t h = 0;
-  Fr comm_c, comm_r_last_old, comm_r_old, comm_d_new, comm_r_last_new, comm_r_new;
+struct TestSectorUpdate : SectorUpdateProofs {
   std::vector<uint8_t> new_data;     // the staged data, sector_size bytes
   std::vector<uint8_t> new_replica;  // the updated replica, sector_size bytes
   std::shared_ptr<const MerkleTree> tree_r_old, tree_d_new, tree_r_new;
-  std::vector<EmptySectorUpdatePartitionProof> partitions;  // k = 0, 1, ...
-
-  // The verifier's public inputs of partition k (vanilla.rs PublicInputs with k).
-  EmptySectorUpdatePublicInputs public_inputs(size_t k) const;
-  // Each partition's bincode, as Curio sends it.
-  std::vector<std::vector<uint8_t>> partition_bincode() const;
 };
 
 // sector_size bytes of new data: zeros, or pseudo-random nodes from seed (top two bits of each

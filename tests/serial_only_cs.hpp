@@ -14,7 +14,8 @@
 
 namespace cuzk::test {
 
-class SerialOnly final : public r1cs::ConstraintSystem {
+// Forwards everything to a proving assignment except sections, which it does not take.
+class SerialOnly : public r1cs::ConstraintSystem {
  public:
   explicit SerialOnly(r1cs::ProvingAssignment& pa) : pa_(pa) {}
   r1cs::Variable alloc(std::string_view n, const ff::Fr& v) override { return pa_.alloc(n, v); }
@@ -26,30 +27,20 @@ class SerialOnly final : public r1cs::ConstraintSystem {
   size_t num_inputs() const override { return pa_.num_inputs(); }
   size_t num_aux() const override { return pa_.num_aux(); }
 
- private:
+ protected:
   r1cs::ProvingAssignment& pa_;
 };
 
-class CountingSections final : public r1cs::ConstraintSystem {
+// SerialOnly that takes sections after all, counting them.
+class CountingSections final : public SerialOnly {
  public:
-  explicit CountingSections(r1cs::ProvingAssignment& pa) : pa_(pa) {}
-  r1cs::Variable alloc(std::string_view n, const ff::Fr& v) override { return pa_.alloc(n, v); }
-  r1cs::Variable alloc_input(std::string_view n, const ff::Fr& v) override { return pa_.alloc_input(n, v); }
-  void enforce(std::string_view n, const r1cs::LC& a, const r1cs::LC& b, const r1cs::LC& c) override {
-    pa_.enforce(n, a, b, c);
-  }
-  size_t num_constraints() const override { return pa_.num_constraints(); }
-  size_t num_inputs() const override { return pa_.num_inputs(); }
-  size_t num_aux() const override { return pa_.num_aux(); }
+  using SerialOnly::SerialOnly;
   std::vector<std::unique_ptr<r1cs::SectionSystem>> open_sections(std::span<const r1cs::SectionShape> s) override {
     auto out = pa_.open_sections(s);
     opened += out.size();
     return out;
   }
   size_t opened = 0;
-
- private:
-  r1cs::ProvingAssignment& pa_;
 };
 
 // The same a, b, c, aux, inputs and densities.

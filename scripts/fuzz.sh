@@ -36,8 +36,9 @@ for t in "${targets[@]}"; do
   cp -r "tests/fuzz/corpus/$t/." "$run/corpus/"
   echo "== $t: ${seconds}s"
   rc=0
-  # -timeout: a single input slower than 10 s is a finding (a hang), not a wait.
-  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+  # -timeout: a single input slower than 60 s is a finding (a hang), not a wait. (The first PoRep or
+  # SnapDeals request of a process counts its circuit's shape once: tens of seconds under ASan.)
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 \
     -artifact_prefix="$run/findings/" "$run/corpus" >"$run/log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$run/log" | tail -1)
   findings=$(find "$run/findings" -type f | wc -l)

@@ -10,8 +10,8 @@ root=$PWD
 targets=(engine_test server_unit_test settings_test daemon_test kinds_test)
 # The fuzz targets' corpus replays (tests/fuzz/): plain CTest tests, registered whether built or
 # not, so every one is built here (and its corpus replayed under the sanitizer).
-for f in proof_decode g1_g2_decode size_parse address_parse toml_config post_vanilla_bincode snap_vanilla_bincode \
-  commit1_json; do
+for f in proof_decode g1_g2_decode size_parse address_parse toml_config param_file post_vanilla_bincode \
+  snap_vanilla_bincode commit1_json submit_request; do
   targets+=("fuzz_${f}_replay")
 done
 

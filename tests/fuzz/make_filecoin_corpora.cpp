@@ -1,7 +1,7 @@
 // Writes the seed corpora of the Filecoin fuzz targets (post_vanilla_bincode,
 // snap_vanilla_bincode, commit1_json) from the generators the tests use: sparse PoSt sectors,
 // sparse 2 KiB / 8 MiB sector updates and a generated 2 KiB sector's Commit1 output. Inputs over
-// 64 KiB are left out (the repository stays small). Build target fuzz_make_filecoin_corpora; run
+// 128 KiB are left out (the repository stays small). Build target fuzz_make_filecoin_corpora; run
 // with tests/fuzz/corpus as the argument.
 #include <algorithm>
 #include <cstdint>
@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr size_t kMaxFile = 64 * 1024;
+constexpr size_t kMaxFile = 128 * 1024;
 
 void write(const fs::path& dir, const std::string& name, uint8_t selector, const std::vector<uint8_t>& body,
            bool with_selector = true) {
@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
                    parts.at(0), s == 0);
   }
 
-  // commit1_json: a generated 2 KiB sector's Commit1 output (no selector byte); over 64 KiB (about
-  // 100 KB), so only its first 16 KiB, cut mid-document, is written (a prefix the reader refuses).
+  // commit1_json: a generated 2 KiB sector's Commit1 output (no selector byte; about 100 KB), and
+  // its first 16 KiB, cut mid-document (a prefix the reader refuses).
   const std::string c1 =
       write_seal_commit_phase1(generate_commit_phase1(seal_proof_info(RegisteredSealProof::kStackedDrg2KiBV1_1)));
   std::vector<uint8_t> json(c1.begin(), c1.end());

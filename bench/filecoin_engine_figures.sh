@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The Filecoin kinds through the engine on a GPU machine (docs/PERF.md, issues 25 and 27): each RUN
+# is one `cuzk-bench pipeline` call with pseudo-random parameters of the real circuit's shape and
+# generated sparse sectors (speed only), logged to OUTDIR/RUN.log under /usr/bin/time -v when
+# present, then summarised (s/job, urgent latencies, peak RSS).
+#   bench/filecoin_engine_figures.sh OUTDIR RUN...
+# RUN: porep32 (three 32 GiB C2 jobs, timeline in OUTDIR/porep32.json), window32 (three 32 GiB
+# WindowPoSt partitions), winning-beside / winning-reserve (WinningPoSt alone, then every 3 s beside
+# three 32 GiB C2 jobs, per engine.urgent_admission), snap32 (two 32 GiB SnapDeals proofs, 16
+# partitions each), gpu-tests (the gpu-labelled test programs beside cuzk-bench).
+# Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
+set -uo pipefail
+if [ $# -lt 2 ]; then
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+out=$1
+shift
+bench=${CUZK_BENCH:-build/bench/cuzk-bench}
+limit=${RUN_TIMEOUT:-330}
+mkdir -p "$out"
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
+common=(--pseudo-params --backend cuda --policy budget)
+
+for run in "$@"; do
+  log="$out/$run.log"
+  case $run in
+    porep32) args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --timeline "$out/porep32.json") ;;
+    window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 2) ;;
+    winning-beside | winning-reserve)
+      args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3
+        --urgent-admission "${run#winning-}")
+      ;;
+    snap32) args=(--update StackedDrg32GiBV1 --jobs 2 --workers 4) ;;
+    gpu-tests)
+      dir=$(dirname "$bench")
+      {
+        for t in "$dir"/*_gpu_test; do
+          echo "== $(basename "$t")"
+          timeout "$limit" "$t" --gtest_brief=1 2>&1 | tail -5
+        done
+      } >"$log" 2>&1
+      echo "== $run"
+      grep -E '^==|PASSED|FAILED|SKIPPED' "$log"
+      continue
+      ;;
+    *)
+      echo "filecoin_engine_figures: unknown run '$run'" >&2
+      exit 2
+      ;;
+  esac
+  echo "== $run: ${bench} pipeline ${args[*]} ${common[*]}"
+  start=$SECONDS
+  timeout "$limit" "${timer[@]}" "$bench" pipeline "${args[@]}" "${common[@]}" >"$log" 2>&1
+  rc=$?
+  echo "   exit $rc after $((SECONDS - start)) s"
+  # The bench's tables (s/job, urgent latencies), its inputs and parameters, and the peak RSS and
+  # wall time /usr/bin/time measured; any job's error.
+  grep -E '^\||^inputs|^parameters|^job |^urgent job|Maximum resident|Elapsed|cuzk-bench pipeline:' "$log" | tail -30
+done

@@ -275,11 +275,12 @@ TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
   newer.set_proof_kind(v1::ProofKind(42));
   expect_code(newer, grpc::StatusCode::UNIMPLEMENTED, "proof_kind 42");
 
-  // The same id twice while the first is kept: ALREADY_EXISTS.
+  // The id of a job still kept, with another request: ALREADY_EXISTS (the same request attaches to
+  // the job: daemon_journal_test).
   v1::SubmitProofResponse resp;
   auto c1 = ctx_with_deadline();
   ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(1024, 1, "dup"), &resp).ok());
-  expect_code(synthetic_request(1024, 1, "dup"), grpc::StatusCode::ALREADY_EXISTS, "duplicate id");
+  expect_code(synthetic_request(2048, 1, "dup"), grpc::StatusCode::ALREADY_EXISTS, "duplicate id");
 
   expect_proof_works(d);
 }

@@ -30,6 +30,7 @@
 #include "kinds/filecoin_kinds.hpp"
 #include "server/address.hpp"
 #include "server/http_status.hpp"
+#include "server/journal.hpp"
 #include "server/service.hpp"
 #include "server/size.hpp"
 
@@ -367,7 +368,27 @@ void Daemon::run() {
   }
   if (addr.is_unix) prepare_socket_path(addr.path);
 
-  ProvingService service(*engine, config_);
+  // The spool, after the socket's lock (a second daemon on the same socket is refused for that).
+  std::unique_ptr<Journal> journal;
+  if (std::string spool = resolve_spool_dir(config_.spool_dir, config_.engine.param_cache_dir); spool.empty()) {
+    spdlog::warn(
+        "daemon.spool_dir is off: accepted jobs are not journaled and are lost if the daemon stops or crashes");
+  } else {
+    try {
+      journal = std::make_unique<Journal>(spool);
+    } catch (const JournalError& e) {
+      throw StartupError(std::string("daemon.spool_dir (--spool-dir): ") + e.what());
+    }
+    spdlog::info("accepted jobs are journaled in {}", spool);
+  }
+
+  ProvingService service(*engine, config_, journal.get());
+  // Before serving: the jobs of the previous run first, in their order.
+  try {
+    service.resume_from_spool();
+  } catch (const JournalError& e) {
+    throw StartupError(std::string("daemon.spool_dir (--spool-dir): ") + e.what());
+  }
   grpc::ServerBuilder builder;
   int tcp_port = 0;
   builder.AddListeningPort(addr.grpc_target(), credentials, &tcp_port);
@@ -478,6 +499,7 @@ void Daemon::run() {
     }
   }
   server.reset();
+  service.close_journal();  // the results of the last jobs, while the engine still holds them
   engine.reset();
   if (lock_fd_ >= 0) {
     ::close(lock_fd_);  // releases the lock

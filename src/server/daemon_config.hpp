@@ -64,6 +64,9 @@ struct DaemonConfig {
   double result_ttl_seconds = 3600;
   // Ended results kept for collection; beyond it the oldest are dropped.
   size_t max_retained_results = 10000;
+  // The spool of accepted jobs (server/journal.hpp): "auto" is spool/ beside
+  // engine.param_cache_dir; "" or "none": no journal (jobs are lost on a restart).
+  std::string spool_dir = "auto";
   // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread). Waiting calls get at
   // most max_rpc_threads - min(16, half) of them; more answer RESOURCE_EXHAUSTED.
   unsigned max_rpc_threads = 256;

@@ -2,20 +2,29 @@
 // fields and methods) over one Engine. Synchronous handlers: gRPC runs each call on a thread of
 // its pool, and waiting calls poll the engine in short slices so that a caller that goes away (or
 // a daemon shutdown) frees the thread.
+//
+// With a journal (daemon.spool_dir) every accepted job is written to the spool before the client
+// hears of it, its result when it ends, and its file is removed when the result is delivered or
+// expires; resume_from_spool() brings a restarted daemon's jobs back. A request repeating the id of
+// a job still tracked (running, or ended and not collected) attaches to that job when it is the
+// same request, and is refused (ALREADY_EXISTS) when it is another.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "engine/engine.hpp"
 #include "server/daemon_config.hpp"
+#include "server/journal.hpp"
 #include "server/metrics.hpp"
 #include "server/rpc_counters.hpp"
 
@@ -23,7 +32,11 @@ namespace cuzk::server {
 
 class ProvingService final : public cuzk::v1::ProvingEngine::Service {
  public:
-  ProvingService(engine::Engine& engine, const DaemonConfig& config);
+  // journal: the spool (nullptr: none); it must outlive the service.
+  ProvingService(engine::Engine& engine, const DaemonConfig& config, Journal* journal = nullptr);
+  ~ProvingService() override;
+  ProvingService(const ProvingService&) = delete;
+  ProvingService& operator=(const ProvingService&) = delete;
 
   // Curio's methods (proto/cuzk/v1/proving.proto).
   grpc::Status SubmitProof(grpc::ServerContext* ctx, const cuzk::v1::SubmitProofRequest* req,
@@ -48,6 +61,14 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   grpc::Status EvictParams(grpc::ServerContext* ctx, const cuzk::v1::EvictParamsRequest* req,
                            cuzk::v1::EvictParamsResponse* resp) override;
 
+  // Before serving: resubmits the spool's unfinished jobs in their original order (same ids and
+  // priorities) and keeps its ended, uncollected results for AwaitProof/Prove. Each is logged; an
+  // entry that can no longer be proved becomes a FAILED result saying why.
+  void resume_from_spool();
+  // Journals the results of the jobs that ended since the last look and stops doing so; the
+  // daemon calls it once the engine has stopped, before destroying it.
+  void close_journal();
+
   // From now on new proofs are refused with UNAVAILABLE; returns once no submission is in flight.
   void begin_drain();
   bool draining() const { return draining_.load(); }
@@ -65,9 +86,17 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   static size_t max_waiters(unsigned max_rpc_threads);
 
  private:
-  // Submits under the drain lock and the max_queued_jobs limit; returns the job id and sets
-  // *ahead to the jobs accepted and not yet ended before it.
-  std::string submit(const cuzk::v1::SubmitProofRequest& req, size_t* ahead = nullptr);
+  // A request taken: its job id, whether it attached to a job already tracked under that id, and
+  // the jobs accepted and not yet ended before it.
+  struct Accepted {
+    std::string id;
+    bool attached = false;
+    size_t ahead = 0;
+  };
+  // Submits under the drain lock and the max_queued_jobs limit, journaled first when there is a
+  // spool; or attaches to the job tracked under the same id when the request is the same
+  // (ALREADY_EXISTS when it is another). by_prove: a Prove call that will wait for the result.
+  Accepted submit(const cuzk::v1::SubmitProofRequest& req, bool by_prove);
   // A job id whose Prove caller went away (its job cancelled, nobody to collect it) is free again
   // for a retry with the same id (Curio's ids are "porep-<miner>-<sector>"): waits a little for
   // the cancelled job to end and drops it.
@@ -86,8 +115,20 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   // Runs a handler body, maps every exception to a status and counts the call.
   template <class F>
   grpc::Status guarded(const char* method, F&& body) const;
-  // Drops a delivered result from the engine and from the book.
-  void deliver(const std::string& id);
+  // Drops a delivered or expired result from the engine, the book and the spool. seq: the
+  // entry's (a job accepted later under the same id is not touched); 0: whichever is there.
+  void deliver(const std::string& id, uint64_t seq = 0);
+  // A caller took the job's result: delivers it unless Prove callers are still waiting for it.
+  void result_taken(const std::string& id, bool by_prove);
+  // A Prove caller went away before the job ended: the job is cancelled (and its spool entry
+  // dropped) when it was a Prove's own job and no other Prove waits for it.
+  void prove_caller_left(const std::string& id);
+  // The result of a job that ended before a restart (the engine does not know it); nullopt if none.
+  std::optional<engine::JobResult> restored_result(const std::string& id) const;
+  // A result, waiting at most slice: a restored one at once, else the engine's.
+  std::optional<engine::JobResult> poll(const std::string& id, std::chrono::milliseconds slice);
+  // Writes the results of ended jobs to the spool (the recorder thread, every kRecordInterval).
+  void record_results();
 
   // Holds one of max_waiters() places for a waiting call; throws RESOURCE_EXHAUSTED when none is left.
   class WaiterSlot {
@@ -113,9 +154,28 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
     bool ended = false;
     bool abandoned = false;  // its Prove caller went away: nobody will collect it
     std::chrono::steady_clock::time_point ended_at;
+    uint64_t seq = 0;  // accept order (the spool's too)
+    int64_t submitted_unix_ms = 0;
+    int32_t priority = 0;
+    bool by_prove = false;                      // accepted by a Prove call (rather than SubmitProof)
+    unsigned prove_waiters = 0;                 // Prove calls waiting for its result now
+    bool client_cancelled = false;              // CancelProof ended it
+    bool result_settled = false;                // its result is in the spool, or is not to be written there
+    RequestDigest digest{};                     // of the serialized request
+    std::optional<engine::JobResult> restored;  // ended before a restart: the engine does not know it
   };
   mutable std::mutex book_mutex_;
   std::map<std::string, Entry> book_;  // accepted, not yet delivered
+
+  // The spool. Lock order: accept_mutex_, then journal_mutex_, then book_mutex_.
+  Journal* journal_ = nullptr;
+  std::mutex accept_mutex_;   // one acceptance at a time: id check, journal write, engine submit
+  std::mutex journal_mutex_;  // every write and removal of a spool file
+  uint64_t next_seq_ = 1;     // under accept_mutex_
+  std::mutex recorder_mutex_;
+  std::condition_variable recorder_cv_;
+  bool recorder_stop_ = false;
+  std::thread recorder_;  // writes ended jobs' results to the spool
 };
 
 }  // namespace cuzk::server

@@ -196,6 +196,11 @@ std::vector<Setting> make_settings() {
   t.push_back(count("daemon", "max_retained_results", "--max-retained-results",
                     field(&DaemonConfig::max_retained_results), 1, UINT32_MAX,
                     "Ended, uncollected results kept; beyond it the oldest are dropped"));
+  t.push_back(text("daemon", "spool_dir", "--spool-dir", field(&DaemonConfig::spool_dir),
+                   "Directory journaling accepted jobs (request, state, result) so that they survive a crash or "
+                   "restart: unfinished ones are resumed at start, ended ones kept until collected or expired. "
+                   "auto: spool/ beside engine.param_cache_dir; none (or empty): no journal. A directory that "
+                   "cannot be written stops the daemon at start"));
   t.push_back(count("daemon", "max_rpc_threads", "--max-rpc-threads", field(&DaemonConfig::max_rpc_threads), 4, 65536,
                     "Concurrent gRPC calls served; waiting Prove/AwaitProof calls get at most this minus min(16, "
                     "half), so CancelProof and GetStatus always find a thread"));

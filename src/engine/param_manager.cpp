@@ -173,13 +173,15 @@ std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
   auto params = groth16::generate_parameters(circuit, groth16::ToxicWaste::random());
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
+  // Write to a temporary name first so a concurrent reader never sees half a file.
+  const std::string tmp = path + ".tmp";
   try {
-    // Write to a temporary name first so a concurrent reader never sees half a file.
-    const std::string tmp = path + ".tmp";
     groth16::write_parameters(params, tmp);
     std::filesystem::rename(tmp, path);
   } catch (const std::exception& ex) {
     spdlog::warn("parameters {}: could not cache at {}: {}", id, path, ex.what());
+    // A full disk left half a file behind: it would hold the space and never be read.
+    std::filesystem::remove(tmp, ec);
   }
   auto set = std::make_shared<const ParamSet>(id, std::move(params));
   spdlog::info("parameters {}: set up in {:.2f} s", id,

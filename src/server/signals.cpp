@@ -22,6 +22,9 @@ void block_shutdown_signals() {
   sigset_t set = shutdown_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // A write past RLIMIT_FSIZE (a file size limit set by the service manager) must fail that write
+  // with EFBIG, which the parameter cache handles; SIGXFSZ's default action killed the daemon.
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 ShutdownSignals::ShutdownSignals(std::function<void(int, int)> on_signal) {

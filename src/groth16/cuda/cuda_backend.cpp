@@ -37,6 +37,7 @@
 #include "groth16/cuda/piece_locks.hpp"
 #include "groth16/cuda/prepared_abc.hpp"
 #include "groth16/cuda/resident_parameters.hpp"
+#include "groth16/fault_injection.hpp"
 #include "msm/cuda/msm.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/cuda/ntt.hpp"
@@ -56,6 +57,21 @@ using groth16::cuda::ResidentSet;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Fault injection (groth16/fault_injection.hpp, off unless armed): at each device-memory request
+// and kernel launch of prove_start, fail as the CUDA call there would, so that tests take the
+// path a real device fault takes (the proof's job fails naming the partition and the cause).
+// The message is built only when the fault fires.
+void inject_device_oom(std::string_view what, std::string_view which = {}) {
+  if (fault_injection::fires(fault_injection::Fault::kDeviceOom)) {
+    check(cudaErrorMemoryAllocation, (std::string(what) + std::string(which) + " [injected]").c_str());
+  }
+}
+void inject_launch_error(std::string_view kernels, std::string_view which = {}) {
+  if (fault_injection::fires(fault_injection::Fault::kLaunchError)) {
+    check(cudaErrorLaunchOutOfResources, (std::string(kernels) + std::string(which) + " [injected]").c_str());
+  }
+}
 
 // Device arrays are 256-byte aligned within a shared area.
 size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -244,6 +260,7 @@ class CudaBackend final : public ProverBackend {
 
   ProofVectors proof_vectors(size_t n, const r1cs::ProvingAssignment& pa) {
     ProofVectors v;
+    inject_device_oom("cudaMalloc of the proof's scratch buffer");
     v.a = grown(scratch_, 3 * n + pa.num_aux() + pa.num_inputs());
     v.b = v.a + n;
     v.c = v.b + n;
@@ -263,7 +280,9 @@ class CudaBackend final : public ProverBackend {
             aligned(z.kinds.size() * 4) + aligned(z.chunk_offsets.size() * 4) + aligned(z.others.size() * sizeof(Fr));
       }
     }
-    return compact_bytes ? grown(compact_, compact_bytes) : nullptr;
+    if (compact_bytes == 0) return nullptr;
+    inject_device_oom("cudaMalloc of the compact a/b/c area");
+    return grown(compact_, compact_bytes);
   }
 
   // Enqueues bytes from host memory to the device on the upload stream: one DMA per locked
@@ -315,6 +334,7 @@ class CudaBackend final : public ProverBackend {
         upload(others, z.others.data(), z.others.size() * sizeof(Fr), prepared, dma_from_locked);
         check(cudaEventRecord(uploaded_[i], upload_stream_), "cudaEventRecord");
         check(cudaStreamWaitEvent(stream_, uploaded_[i], 0), "cudaStreamWaitEvent");
+        inject_launch_error("expand_zero_one");
         ntt::cuda::expand_zero_one(targets[i], n, {z.size, kinds, offsets, others}, stream_);
       } else {
         upload(targets[i], src.data(), src.size() * sizeof(Fr), prepared, dma_from_locked);
@@ -325,9 +345,16 @@ class CudaBackend final : public ProverBackend {
         check(cudaEventRecord(uploaded_[i], upload_stream_), "cudaEventRecord");
         check(cudaStreamWaitEvent(stream_, uploaded_[i], 0), "cudaStreamWaitEvent");
       }
-      if (step < 2) domain.coset_evaluations(targets[i]);
-      if (step == 1) domain.h_product(v.a, v.b);
+      if (step < 2) {
+        inject_launch_error("coset NTT");
+        domain.coset_evaluations(targets[i]);
+      }
+      if (step == 1) {
+        inject_launch_error("h_product");
+        domain.h_product(v.a, v.b);
+      }
     }
+    inject_launch_error("h_finish");
     domain.h_finish(v.a, v.c);
     return dma_from_locked;
   }
@@ -351,6 +378,8 @@ class CudaBackend final : public ProverBackend {
   // host round trip (precomputed copies fix the window themselves).
   static ec::G1Jacobian msm_h(const ResidentSet& res, const Fr* h, size_t n) {
     const msm::MsmOptions uniform{.window_bits = res.h->window_bits() ? 0 : msm::cuda::gpu_window_bits(n - 1)};
+    inject_device_oom("cudaMalloc of the MSM workspace for H");
+    inject_launch_error("MSM kernels of H");
     return msm::cuda::msm(*res.h, 0, n - 1, h, uniform);
   }
 
@@ -359,12 +388,19 @@ class CudaBackend final : public ProverBackend {
   static void g1_msms_on_gpu(const ResidentSet& res, const r1cs::ProvingAssignment& pa, const Fr* aux, const Fr* inputs,
                              PendingProof& out, ProveTimings& t) {
     auto view = [](const r1cs::DensityTracker& d) { return msm::DensityView{d.words(), d.size()}; };
+    // One device-memory request and one launch site per MSM group (each may grow the workspace).
+    auto sites = [](std::string_view group) {
+      inject_device_oom("cudaMalloc of the MSM workspace for ", group);
+      inject_launch_error("MSM kernels of ", group);
+    };
     auto t0 = Clock::now();
+    sites("L");
     out.l = msm::cuda::msm(*res.l, 0, pa.num_aux(), aux);
     t.msm_l += seconds_since(t0);
     t0 = Clock::now();
     const size_t a_aux = pa.a_aux_density().count_ones();
     if (res.a->size() != pa.num_inputs() + a_aux) throw std::invalid_argument("a query does not fit the circuit");
+    sites("A");
     out.a_inputs = msm::cuda::msm(*res.a, 0, pa.num_inputs(), inputs);
     out.a_aux = msm::cuda::msm_with_density(*res.a, pa.num_inputs(), aux, view(pa.a_aux_density()));
     t.msm_a = seconds_since(t0);
@@ -373,6 +409,7 @@ class CudaBackend final : public ProverBackend {
     if (res.b_g1->size() != b_in + pa.b_aux_density().count_ones()) {
       throw std::invalid_argument("b_g1 query does not fit the circuit");
     }
+    sites("B_G1");
     out.b_g1_inputs = msm::cuda::msm_with_density(*res.b_g1, 0, inputs, view(pa.b_input_density()));
     out.b_g1_aux = msm::cuda::msm_with_density(*res.b_g1, b_in, aux, view(pa.b_aux_density()));
     t.msm_b_g1 = seconds_since(t0);
@@ -380,6 +417,7 @@ class CudaBackend final : public ProverBackend {
     // prove_finish is left with the assembly alone.
     t0 = Clock::now();
     if (res.b_g2->size() != res.b_g1->size()) throw std::invalid_argument("b_g2 query does not fit the circuit");
+    sites("B_G2");
     ec::G2Jacobian b_g2 = msm::cuda::msm_with_density(*res.b_g2, 0, inputs, view(pa.b_input_density()));
     b_g2 += msm::cuda::msm_with_density(*res.b_g2, b_in, aux, view(pa.b_aux_density()));
     out.b_g2 = b_g2;

@@ -203,6 +203,31 @@ int main(int argc, char** argv) {
   vanilla_cmd->add_option("--seed", vanilla.seed, "--sparse: the sector's leaves");
   vanilla_cmd->add_option("--out", vanilla.out, "output file (bincode)")->required();
 
+  cuzk::bench::SnarkjsArgs sj;
+  auto* sj_cmd = app.add_subcommand("snarkjs", "snarkjs (circom) Groth16 over bls12381: prove, verify, export-vk");
+  sj_cmd->require_subcommand(1);
+  auto* sj_prove = sj_cmd->add_subcommand(
+      "prove", "prove with a .zkey and a .wtns into snarkjs' proof.json and public.json; per-phase table");
+  sj_prove->add_option("zkey", sj.zkey, "the proving key (.zkey)")->required();
+  sj_prove->add_option("witness", sj.wtns, "the witness (.wtns)")->required();
+  sj_prove->add_option("proof", sj.proof, "where proof.json goes")->required();
+  sj_prove->add_option("public", sj.public_json, "where public.json goes")->required();
+  sj_prove->add_option("--backend", sj.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  sj_prove->add_option("--device", sj.device, "CUDA device (--backend cuda)");
+  sj_prove->add_option("--repeat", sj.repeat, "proofs to make (one row each; the last is written)")
+      ->check(CLI::PositiveNumber);
+  sj_prove->add_option("--r1cs", sj.r1cs,
+                       "check the witness against this .r1cs first (names the first failing "
+                       "constraint)");
+  auto* sj_verify = sj_cmd->add_subcommand(
+      "verify", "verify snarkjs documents: exit 0 valid, 1 invalid, 2 bad input (message on stderr)");
+  sj_verify->add_option("vk", sj.vk, "verification_key.json")->required();
+  sj_verify->add_option("public", sj.public_json, "public.json")->required();
+  sj_verify->add_option("proof", sj.proof, "proof.json")->required();
+  auto* sj_export = sj_cmd->add_subcommand("export-vk", "write a .zkey's verification_key.json as snarkjs does");
+  sj_export->add_option("zkey", sj.zkey, "the proving key (.zkey)")->required();
+  sj_export->add_option("vk", sj.vk, "where verification_key.json goes")->required();
+
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
   auto* gpu_msm_cmd = app.add_subcommand("gpu-msm", "GPU multi-scalar multiplication over pseudo-random bases");
@@ -231,6 +256,9 @@ int main(int argc, char** argv) {
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::set_gpu_msm_phases(gpu_msm_phases);
 #endif
+  if (*sj_prove) return cuzk::bench::run_snarkjs_prove(sj);
+  if (*sj_verify) return cuzk::bench::run_snarkjs_verify(sj);
+  if (*sj_export) return cuzk::bench::run_snarkjs_export_vk(sj);
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);
   if (*porep_cmd) return cuzk::bench::run_porep_bench(porep);
   if (*c1_cmd) return cuzk::bench::run_c1_bench(c1_args);

@@ -12,6 +12,7 @@ packages=(
   libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev
   prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
   python3-grpcio python3-grpc-tools
+  nodejs npm  # the snarkjs interop test (label interop) installs snarkjs and circom2 with npm ci
 )
 
 missing=()

@@ -28,6 +28,11 @@ std::string testdata_dir() {
   return CUZK_TESTDATA_DIR;
 }
 
+std::string repo_testdata_dir() {
+  if (const char* env = std::getenv("CUZK_REPO_TESTDATA")) return env;
+  return CUZK_REPO_TESTDATA_DIR;
+}
+
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

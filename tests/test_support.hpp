@@ -19,6 +19,10 @@ std::mt19937_64 make_rng();
 // Directory of ../shared/testdata (CMake's CUZK_TESTDATA_DIR, or $CUZK_TESTDATA).
 std::string testdata_dir();
 
+// Directory of tests/data in the source tree, the fixtures committed with the tests (CMake's
+// CUZK_REPO_TESTDATA_DIR, or $CUZK_REPO_TESTDATA, e.g. where the tree was copied elsewhere).
+std::string repo_testdata_dir();
+
 // Reads a whole file; fails the current test (returns empty) when it cannot.
 std::vector<uint8_t> read_file(const std::string& path);
 

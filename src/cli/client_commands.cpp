@@ -25,6 +25,8 @@
 #include "filecoin/seal_commit_phase1.hpp"
 #include "filecoin/seal_verify.hpp"
 #include "groth16/param_file.hpp"
+#include "interop/snarkjs/json_io.hpp"
+#include "interop/snarkjs/verifier.hpp"
 
 namespace cuzk::cli {
 
@@ -715,7 +717,16 @@ FilecoinCommands::FilecoinCommands(CLI::App& app) {
   prove_porep_->add_flag("--json", json_, "Print the result as JSON");
 
   CLI::App* verify = app.add_subcommand("verify", "Check a proof locally (no daemon needed)");
-  verify->require_subcommand(1);
+  verify_ = verify;
+  // Either a subcommand (porep) or --snarkjs.
+  verify->require_subcommand(0, 1);
+  verify
+      ->add_option("--snarkjs", snarkjs_files_,
+                   "Check a snarkjs Groth16 proof (bls12381): VK PUBLIC PROOF, i.e. verification_key.json, "
+                   "public.json and proof.json")
+      ->expected(3)
+      ->type_name("VK PUBLIC PROOF");
+  verify->add_flag("--json", json_, "Print the result as JSON");
   verify_porep_ = verify->add_subcommand("porep", "Check a PoRep proof as Filecoin's verify_seal does");
   verify_porep_->add_option("--c1", args_.c1, "The Commit1 output the proof was made from")->required();
   verify_porep_->add_option("--miner", args_.miner, "The miner: t01000, f01000 or 1000")->required();
@@ -740,7 +751,50 @@ std::optional<int> FilecoinCommands::run(const ClientOptions& options) const {
     return Client(o).prove_porep(args_);
   }
   if (verify_porep_->parsed()) return verify_porep(args_, json_ || options.json);
+  if (verify_->parsed()) {
+    if (snarkjs_files_.size() != 3) {
+      std::cerr << "cuzk: verify needs a subcommand (porep) or --snarkjs VK PUBLIC PROOF\n";
+      return kUsage;
+    }
+    return verify_snarkjs(snarkjs_files_[0], snarkjs_files_[1], snarkjs_files_[2], json_ || options.json);
+  }
   return std::nullopt;
+}
+
+int verify_snarkjs(const std::string& vk_path, const std::string& public_path, const std::string& proof_path,
+                   bool json) {
+  bool valid = false;
+  std::string why;
+  try {
+    const snarkjs::VerifyingKey vk = snarkjs::verifying_key_from_json(snarkjs::read_text_file(vk_path), vk_path);
+    const std::vector<ff::Fr> inputs =
+        snarkjs::public_signals_from_json(snarkjs::read_text_file(public_path), public_path);
+    const snarkjs::Proof proof = snarkjs::proof_from_json(snarkjs::read_text_file(proof_path), proof_path);
+    if (inputs.size() + 1 != vk.ic.size()) {
+      throw snarkjs::FormatError(fmt::format("{} has {} public signals, {} expects {}", public_path, inputs.size(),
+                                             vk_path, vk.ic.size() - 1));
+    }
+    valid = snarkjs::verify(vk, inputs, proof);
+    if (!valid) why = "the proof does not verify against these public signals and this verification key";
+  } catch (const std::exception& e) {
+    if (json) {
+      std::cout << nlohmann::json{{"valid", false}, {"error", e.what()}}.dump(2) << "\n";
+    } else {
+      std::cerr << "cuzk: " << e.what() << "\n";
+    }
+    return kInputError;
+  }
+  if (json) {
+    nlohmann::json j = {
+        {"valid", valid}, {"verification_key", vk_path}, {"public", public_path}, {"proof", proof_path}};
+    if (!valid) j["error"] = why;
+    std::cout << j.dump(2) << "\n";
+  } else if (valid) {
+    std::cout << fmt::format("valid     {} (snarkjs Groth16, bls12381)\nkey       {}\n", proof_path, vk_path);
+  } else {
+    std::cerr << fmt::format("cuzk: {} is not a valid proof: {}\n", proof_path, why);
+  }
+  return valid ? kOk : kProofInvalid;
 }
 
 }  // namespace cuzk::cli

@@ -97,6 +97,11 @@ class Client {
 // published .params, then cuzk's TEST parameters (cuzk-TEST-ONLY-<stem>.params).
 int verify_porep(const PoRepArgs& a, bool json);
 
+// Checks a snarkjs Groth16 proof locally (no daemon): verification_key.json, public.json and
+// proof.json as snarkjs writes them (bls12381), every point checked on the curve and in the
+// subgroup. Exit codes: kOk valid, kProofInvalid, kInputError (a file unreadable or malformed).
+int verify_snarkjs(const std::string& vk, const std::string& public_signals, const std::string& proof, bool json);
+
 // The miner's actor id from "t01000", "f01000" or "1000"; throws std::invalid_argument.
 uint64_t parse_miner(const std::string& text);
 // Go's encoding/json of Curio's envelope {SectorNum int64, Phase1Out []byte, SectorSize uint64}
@@ -116,6 +121,8 @@ class FilecoinCommands {
   bool json_ = false;
   CLI::App* prove_porep_ = nullptr;
   CLI::App* verify_porep_ = nullptr;
+  CLI::App* verify_ = nullptr;
+  std::vector<std::string> snarkjs_files_;  // `cuzk verify --snarkjs VK PUBLIC PROOF`
 };
 
 // Installs a SIGINT handler that lets a waiting command stop cleanly.

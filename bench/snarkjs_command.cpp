@@ -1,0 +1,116 @@
+// cuzk-bench snarkjs: prove with a snarkjs .zkey and .wtns (CPU or CUDA) into snarkjs'
+// proof.json and public.json, verify snarkjs documents, export a .zkey's verification key.
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <vector>
+
+#include "bench/commands.hpp"
+#include "interop/snarkjs/json_io.hpp"
+#include "interop/snarkjs/prover.hpp"
+#include "interop/snarkjs/r1cs_file.hpp"
+#include "interop/snarkjs/verifier.hpp"
+#include "interop/snarkjs/wtns_file.hpp"
+#include "interop/snarkjs/zkey_file.hpp"
+
+namespace cuzk::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+constexpr int kValid = 0, kInvalid = 1, kBadInput = 2;
+
+}  // namespace
+
+int run_snarkjs_prove(const SnarkjsArgs& a) {
+  try {
+    auto t = Clock::now();
+    const snarkjs::Zkey zkey = snarkjs::read_zkey(a.zkey);
+    const double read_zkey_s = since(t);
+    t = Clock::now();
+    const std::vector<ff::Fr> witness = snarkjs::read_witness(a.wtns);
+    const double read_wtns_s = since(t);
+    if (!a.r1cs.empty()) {
+      const snarkjs::R1cs r1cs = snarkjs::read_r1cs(a.r1cs);
+      if (std::optional<size_t> bad = snarkjs::first_unsatisfied_constraint(r1cs, witness)) {
+        std::fprintf(stderr,
+                     "cuzk-bench snarkjs prove: %s does not satisfy %s: constraint %zu is the first that fails\n",
+                     a.wtns.c_str(), a.r1cs.c_str(), *bad);
+        return kInvalid;
+      }
+    }
+    const auto prover = a.backend == "cuda" ? snarkjs::make_cuda_prover(a.device) : snarkjs::make_cpu_prover();
+    const snarkjs::VerifyingKey vk = snarkjs::verifying_key_from_zkey(zkey);
+    const std::vector<ff::Fr> inputs = snarkjs::public_signals(zkey, witness);
+    std::printf("snarkjs prove: %u signals (%u public), domain 2^%u, %zu coefficients, backend %s\n", zkey.vars,
+                zkey.publics, zkey.log_domain_size(), zkey.coefficients.size(), prover->name().c_str());
+    std::printf("%4s %10s %10s %10s %10s %10s %10s %8s\n", "rep", "zkey_s", "wtns_s", "upload_s", "h_s", "msm_s",
+                "total_s", "verified");
+    snarkjs::Proof proof;
+    bool all_valid = true;
+    for (unsigned rep = 0; rep < a.repeat; rep++) {
+      snarkjs::ProveTimings timings;
+      proof = prover->prove(zkey, witness, &timings);
+      const bool valid = snarkjs::verify(vk, inputs, proof);
+      all_valid = all_valid && valid;
+      // Reading is done once; the first row carries its cost in the total.
+      const double reads = rep == 0 ? read_zkey_s + read_wtns_s : 0;
+      std::printf("%4u %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %8s\n", rep, rep == 0 ? read_zkey_s : 0.0,
+                  rep == 0 ? read_wtns_s : 0.0, timings.upload, timings.h, timings.msm, timings.total + reads,
+                  valid ? "yes" : "NO");
+    }
+    if (!all_valid) {
+      std::fprintf(stderr,
+                   "cuzk-bench snarkjs prove: the proof does not verify (is the witness from this circuit? "
+                   "pass --r1cs to check it)\n");
+      return kInvalid;
+    }
+    snarkjs::write_text_file(a.proof, snarkjs::proof_to_json(proof));
+    snarkjs::write_text_file(a.public_json, snarkjs::public_signals_to_json(inputs));
+    std::printf("wrote %s and %s\n", a.proof.c_str(), a.public_json.c_str());
+    return kValid;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench snarkjs prove: %s\n", e.what());
+    return kBadInput;
+  }
+}
+
+int run_snarkjs_verify(const SnarkjsArgs& a) {
+  try {
+    const snarkjs::VerifyingKey vk = snarkjs::verifying_key_from_json(snarkjs::read_text_file(a.vk), a.vk);
+    const std::vector<ff::Fr> inputs =
+        snarkjs::public_signals_from_json(snarkjs::read_text_file(a.public_json), a.public_json);
+    const snarkjs::Proof proof = snarkjs::proof_from_json(snarkjs::read_text_file(a.proof), a.proof);
+    if (inputs.size() + 1 != vk.ic.size()) {
+      std::fprintf(stderr, "cuzk-bench snarkjs verify: %s has %zu public signals, %s expects %zu\n",
+                   a.public_json.c_str(), inputs.size(), a.vk.c_str(), vk.ic.size() - 1);
+      return kBadInput;
+    }
+    if (snarkjs::verify(vk, inputs, proof)) {
+      std::printf("valid\n");
+      return kValid;
+    }
+    std::fprintf(stderr, "cuzk-bench snarkjs verify: %s does not verify against %s and %s\n", a.proof.c_str(),
+                 a.vk.c_str(), a.public_json.c_str());
+    return kInvalid;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench snarkjs verify: %s\n", e.what());
+    return kBadInput;
+  }
+}
+
+int run_snarkjs_export_vk(const SnarkjsArgs& a) {
+  try {
+    const snarkjs::Zkey zkey = snarkjs::read_zkey(a.zkey);
+    snarkjs::write_text_file(a.vk, snarkjs::verifying_key_to_json(snarkjs::verifying_key_from_zkey(zkey)));
+    std::printf("wrote %s (%u public signals)\n", a.vk.c_str(), zkey.publics);
+    return kValid;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench snarkjs export-vk: %s\n", e.what());
+    return kBadInput;
+  }
+}
+
+}  // namespace cuzk::bench

@@ -74,3 +74,13 @@ addresses = ["unix:/run/cuzk/cuzk.sock", "unix:///run/cuzk/cuzk.sock", "unix:///
              "unix:/tmp/a\0b", "unix:/" + "x" * 120, "[::1]", "::1:80", "tcp:host:1", "unix:~/s.sock"]
 for i, a in enumerate(addresses):
     write("address_parse", f"address_{i}", a)
+
+# snarkjs_files: first byte = the reader (0 .r1cs, 1 .wtns, 2 .zkey, 3 proof.json, 4 public.json,
+# 5 verification_key.json); the fixtures snarkjs made (tests/data/snarkjs), and broken copies.
+snarkjs = os.path.join(here, "../data/snarkjs")
+for sel, name in enumerate(["chain.r1cs", "chain.wtns", "chain.zkey", "proof.json", "public.json",
+                            "verification_key.json"]):
+    data = open(os.path.join(snarkjs, name), "rb").read()
+    write("snarkjs_files", name, bytes([sel]) + data)
+    write("snarkjs_files", name + "_truncated", bytes([sel]) + data[:len(data) // 2])
+    write("snarkjs_files", name + "_flipped", bytes([sel]) + flip(data, len(data) * 3 // 4, 0x04))

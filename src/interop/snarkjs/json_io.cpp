@@ -42,6 +42,9 @@ class Reader {
       doc_ = Json::parse(text);
     } catch (const Json::parse_error& e) {
       throw FormatError(name_ + ": not valid JSON at byte offset " + std::to_string(e.byte) + ": " + e.what());
+    } catch (const Json::exception& e) {
+      // The parser's other refusals (a number beyond double's range: out_of_range 406).
+      throw FormatError(name_ + ": not valid JSON: " + e.what());
     }
     if (expected_object && !doc_.is_object()) fail("", "expected a JSON object");
     if (!expected_object && !doc_.is_array()) fail("", "expected a JSON array of decimal strings");

@@ -13,6 +13,7 @@ packages=(
   prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
   python3-grpcio python3-grpc-tools
   nodejs npm  # the snarkjs interop test (label interop) installs snarkjs and circom2 with npm ci
+  clang libclang-rt-14-dev  # libFuzzer: sanitizer-tests.sh's ASan build also fuzzes tests/fuzz's targets
 )
 
 missing=()

@@ -2,18 +2,23 @@
 # The engine and daemon unit tests under ThreadSanitizer, then under AddressSanitizer with
 # UndefinedBehaviorSanitizer, each in a second, small CPU-only build (build-tsan/, build-asan/:
 # only the libraries and test programs below, -O1 with line tables, no benchmarks).
+# With clang installed, the ASan build is clang's (build-asan-fuzz/, -DCUZK_FUZZ=ON): it also
+# makes the libFuzzer binaries of tests/fuzz, and after the tests each target fuzzes for
+# CUZK_FUZZ_SECONDS (default 20; 0 leaves the fuzzing and clang out) through scripts/fuzz.sh.
 # Usage: scripts/sanitizer-tests.sh [thread|address]...   (default: both)
 # Extra configure arguments can be given in CUZK_SANITIZER_CMAKE_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-targets=(engine_test server_unit_test settings_test daemon_test kinds_test)
+targets=(engine_test server_unit_test settings_test daemon_test kinds_test journal_test daemon_journal_test)
 # The fuzz targets' corpus replays (tests/fuzz/): plain CTest tests, registered whether built or
 # not, so every one is built here (and its corpus replayed under the sanitizer).
-for f in proof_decode g1_g2_decode size_parse address_parse toml_config param_file post_vanilla_bincode \
-  snap_vanilla_bincode commit1_json submit_request; do
+fuzz_targets=(proof_decode g1_g2_decode size_parse address_parse toml_config param_file post_vanilla_bincode
+  snap_vanilla_bincode commit1_json submit_request snarkjs_files)
+for f in "${fuzz_targets[@]}"; do
   targets+=("fuzz_${f}_replay")
 done
+fuzz_seconds=${CUZK_FUZZ_SECONDS:-20}
 
 # Sanitizer reports fail the test that raised them; the daemon that daemon_test starts inherits
 # the settings.
@@ -25,11 +30,19 @@ export UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1"
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
 for k in "${kinds[@]}"; do
+  compiler=() fuzz=0 build_targets=("${targets[@]}")
   case $k in
     thread) dir=build-tsan skip='' ;;
     # ASan keeps freed memory in quarantine: the tests that the process's RSS falls after a free
     # measure its allocator, not ours.
-    address) dir=build-asan skip='|^HostMemoryTest\.Free' ;;
+    address)
+      dir=build-asan skip='|^HostMemoryTest\.Free'
+      if [ "$fuzz_seconds" != 0 ] && command -v clang++ >/dev/null; then
+        dir=build-asan-fuzz fuzz=1
+        compiler=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCUZK_FUZZ=ON)
+        build_targets+=("${fuzz_targets[@]/#/fuzz_}")
+      fi
+      ;;
     *)
       echo "sanitizer-tests: unknown sanitizer '$k' (thread or address)" >&2
       exit 2
@@ -37,11 +50,15 @@ for k in "${kinds[@]}"; do
   esac
   start=$SECONDS
   # shellcheck disable=SC2086
-  cmake -S . -B "$dir" -G Ninja -DCUZK_SANITIZE="$k" -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCH=OFF \
+  cmake -S . -B "$dir" -G Ninja -DCUZK_SANITIZE="$k" -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCH=OFF "${compiler[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" ${CUZK_SANITIZER_CMAKE_ARGS:-} >/dev/null
-  cmake --build "$dir" --parallel "$(nproc)" --target "${targets[@]}"
+  cmake --build "$dir" --parallel "$(nproc)" --target "${build_targets[@]}"
   built=$SECONDS
   # The unit tests of the programs built here (install_test needs the full build).
   ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" -L unit -E "^install_test\$$skip"
-  echo "sanitizer-tests: $k: build $((built - start)) s, tests $((SECONDS - built)) s"
+  tested=$SECONDS
+  if [ "$fuzz" = 1 ]; then
+    FUZZ_BUILD_DIR=$dir FUZZ_PARALLEL=$(nproc) scripts/fuzz.sh "$fuzz_seconds" "${fuzz_targets[@]}"
+  fi
+  echo "sanitizer-tests: $k: build $((built - start)) s, tests $((tested - built)) s, fuzzing $((SECONDS - tested)) s"
 done

@@ -6,6 +6,7 @@
 // a describable input with at least one partition.
 #include <cstddef>
 #include <cstdint>
+#include <google/protobuf/stubs/logging.h>
 
 #include "cuzk/v1/proving.pb.h"
 #include "engine/engine.hpp"
@@ -21,6 +22,9 @@ constexpr size_t kMaxPartitions = 64;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // protobuf logs every string field that is not UTF-8 (a refusal, as the daemon gives it).
+  static const bool quiet = (google::protobuf::SetLogHandler(nullptr), true);
+  (void)quiet;
   v1::SubmitProofRequest req;
   if (!req.ParseFromArray(data, int(size))) return 0;
   engine::JobRequest job;

@@ -43,19 +43,6 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-// A temporary directory removed at the end of the test.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/cuzk-faults-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 // cuzk-daemon with argv, its stderr and stdout in log; killed at the end.
 struct Daemon {
   pid_t pid = -1;
@@ -122,7 +109,7 @@ std::string wait_ready(const std::string& ready, Daemon& d, const std::string& l
 // unix:////path used to be listened on as "//path" and reported as "unix://path", which gRPC's
 // client reads as a host: neither the reported address nor the same string reached the daemon.
 TEST(DaemonFaultsTest, EverySpellingOfTheSocketReachesTheDaemon) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-faults");
   const std::string log = t.path + "/daemon.log", ready = t.path + "/ready";
   const std::string given = "unix:///" + t.path + "//cuzk.sock";  // four slashes, and two inside
   std::vector<std::string> argv = small_daemon(t.path);
@@ -142,7 +129,7 @@ TEST(DaemonFaultsTest, EverySpellingOfTheSocketReachesTheDaemon) {
 // A NUL in a socket path (a TOML string can hold one) used to make a lock file at the cut-off
 // path and print a cut-off message.
 TEST(DaemonFaultsTest, ANulInTheSocketPathIsRefusedWithoutLeavingFiles) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-faults");
   const std::string log = t.path + "/daemon.log", config = t.path + "/c.toml";
   std::ofstream(config) << "[daemon]\nlisten = \"unix:" << t.path << "/a\\u0000b.sock\"\n";
   std::vector<std::string> argv = small_daemon(t.path);
@@ -284,7 +271,7 @@ constexpr const char* kParamId = "synthetic-1024-4-seed7";
 // setup's parameters are used from memory, a warning says the cache was not written, and after an
 // eviction they are set up again.
 TEST(DaemonFaultsTest, AParameterCacheThatCannotBeWrittenOnlyCostsTheCache) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-faults");
   const std::string blocker = t.path + "/params";
   std::ofstream(blocker) << "a file where the cache directory should be";
   DaemonProcess d({"--param-cache-dir", blocker});

@@ -29,16 +29,8 @@ using namespace std::chrono_literals;
 
 // A directory that outlives the daemons of one test: their parameter cache (set up once) and,
 // beside it, the spool (daemon.spool_dir's default, "auto").
-struct WorkDir {
-  std::string path;
-  WorkDir() {
-    char tmpl[] = "/tmp/cuzk-journal-test-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct WorkDir : cuzk::test::TempDir {
+  WorkDir() : TempDir("cuzk-journal-test") {}
   std::string spool() const { return path + "/spool"; }
   std::vector<std::string> daemon_args(std::vector<std::string> extra = {}) const {
     std::vector<std::string> a = {"--param-cache-dir", path + "/params", "--synthesis-workers", "1"};

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 namespace {
 
 using cuzk::server::decode_journal_entry;
@@ -82,19 +84,6 @@ void spit(const std::string& path, const std::string& bytes) {
   f << bytes;
 }
 
-// A fresh directory, removed at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/cuzk-journal-unit-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 TEST(JournalTest, EntriesRoundTrip) {
   for (const JournalEntry& e : {queued_entry("porep-1000-1", 1), ended_entry("job-7", 7)}) {
     expect_same(decode_journal_entry(encode_journal_entry(e)), e);
@@ -155,7 +144,7 @@ TEST(JournalTest, SpoolDirectoryDefaultsBesideTheParameterCache) {
 }
 
 TEST(JournalTest, WritesLoadsInAcceptOrderAndRemoves) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-journal-unit");
   const std::string spool = t.path + "/spool";
   {
     Journal j(spool);  // creates it
@@ -183,7 +172,7 @@ TEST(JournalTest, WritesLoadsInAcceptOrderAndRemoves) {
 }
 
 TEST(JournalTest, TornAndCorruptFilesAreSetAsideAndTheRestLoads) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-journal-unit");
   const std::string spool = t.path + "/spool";
   {
     Journal j(spool);
@@ -214,7 +203,7 @@ TEST(JournalTest, TornAndCorruptFilesAreSetAsideAndTheRestLoads) {
 }
 
 TEST(JournalTest, OneDaemonPerSpool) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-journal-unit");
   Journal first(t.path);
   try {
     Journal second(t.path);
@@ -226,7 +215,7 @@ TEST(JournalTest, OneDaemonPerSpool) {
 }
 
 TEST(JournalTest, UnusableDirectoriesAreRefusedWithTheReason) {
-  TempDir t;
+  cuzk::test::TempDir t("cuzk-journal-unit");
   const std::string file = t.path + "/a-file";
   spit(file, "not a directory");
   try {

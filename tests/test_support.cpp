@@ -1,8 +1,13 @@
 #include "test_support.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -40,6 +45,17 @@ std::vector<uint8_t> read_file(const std::string& path) {
     return {};
   }
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
+  path = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
 }
 
 namespace {

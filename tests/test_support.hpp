@@ -26,4 +26,13 @@ std::string repo_testdata_dir();
 // Reads a whole file; fails the current test (returns empty) when it cannot.
 std::vector<uint8_t> read_file(const std::string& path);
 
+// A fresh directory /tmp/<prefix>-XXXXXX, removed with everything in it at the end of its scope.
+struct TempDir {
+  explicit TempDir(const std::string& prefix = "cuzk-test");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path;
+};
+
 }  // namespace cuzk::test

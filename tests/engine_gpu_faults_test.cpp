@@ -19,8 +19,10 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
+#include "engine_test_jobs.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/fault_injection.hpp"
+#include "test_support.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -28,19 +30,6 @@ namespace {
 using namespace std::chrono_literals;
 using groth16::fault_injection::Fault;
 namespace fi = groth16::fault_injection;
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() / ("cuzk-gpu-faults-" + std::to_string(getpid()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Leaves nothing armed for the next test, whatever happens in this one.
 struct Disarm {
@@ -57,39 +46,12 @@ EngineConfig small_config(const std::string& cache) {
   return c;
 }
 
-JobRequest synthetic_job(uint64_t constraints, size_t partitions, uint64_t seed) {
-  JobRequest r;
-  CircuitDescription c;
-  c.constraints = constraints;
-  c.public_inputs = 4;
-  c.seed = seed;
-  r.partitions.assign(partitions, c);
-  return r;
-}
-
-JobResult await_end(Engine& e, const std::string& id) {
-  auto r = e.await(id, 120s);
-  EXPECT_TRUE(r.has_value()) << "job " << id << " did not end within 120 s";
-  return r.value_or(JobResult{});
-}
-
-void expect_idle(Engine& e) {
-  const auto s = e.snapshot();
-  EXPECT_TRUE(s.buffers.idle()) << snapshot_to_json(s);
-  EXPECT_EQ(s.buffers.abc_pinned_bytes, 0);
-  EXPECT_EQ(s.buffers.abc_kept_bytes, 0);
-  EXPECT_EQ(s.jobs_active, 0u);
-  int64_t params = 0;
-  for (const auto& p : s.params) params += p.host_bytes;
-  EXPECT_EQ(s.buffers.budget_used, params) << "only resident parameters hold budget once idle";
-}
-
 // Two jobs in flight when the armed fault fires: exactly one fails, naming a partition, the
 // stage and `cause`; the other succeeds; then a job on the same worker succeeds and the engine
 // is idle.
 void expect_one_job_fails_and_the_engine_goes_on(Engine& engine, const std::string& cause, uint64_t constraints) {
-  const std::string hit_or_spared_a = engine.submit(synthetic_job(constraints, 2, 1));
-  const std::string hit_or_spared_b = engine.submit(synthetic_job(constraints, 1, 1));
+  const std::string hit_or_spared_a = engine.submit(synthetic_job(constraints, 2));
+  const std::string hit_or_spared_b = engine.submit(synthetic_job(constraints, 1));
   const JobResult a = await_end(engine, hit_or_spared_a), b = await_end(engine, hit_or_spared_b);
   const bool a_failed = a.state == JobState::kFailed, b_failed = b.state == JobState::kFailed;
   EXPECT_NE(a_failed, b_failed) << "exactly one job takes the fault: " << a.error << " / " << b.error;
@@ -104,7 +66,7 @@ void expect_one_job_fails_and_the_engine_goes_on(Engine& engine, const std::stri
   EXPECT_EQ(spared.state, JobState::kSucceeded) << spared.error;
   EXPECT_TRUE(spared.verified);
   fi::disarm();
-  const JobResult next = await_end(engine, engine.submit(synthetic_job(constraints, 1, 1)));
+  const JobResult next = await_end(engine, engine.submit(synthetic_job(constraints, 1)));
   EXPECT_EQ(next.state, JobState::kSucceeded) << next.error;
   expect_idle(engine);
 }
@@ -165,8 +127,8 @@ class FailingCpuBackend final : public groth16::ProverBackend {
 
 TEST(EngineDeviceFaultTest, APartitionFailingInProveStartFailsOnlyItsJob) {
   Disarm disarm;
-  TempDir dir;
-  EngineConfig cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-gpu-faults");
+  EngineConfig cfg = small_config(dir.path);
   cfg.make_backend = [] { return std::make_unique<FailingCpuBackend>(); };
   Engine engine(cfg);
   for (const auto& [fault, cause] : {std::pair{Fault::kDeviceOom, "cudaErrorMemoryAllocation"},
@@ -186,13 +148,13 @@ TEST(EngineDeviceFaultTest, APartitionFailingInProveStartFailsOnlyItsJob) {
 void fault_at_every_site(Fault fault, const std::string& cause) {
   if (groth16::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or a build without CUDA)";
   Disarm disarm;
-  TempDir dir;
-  EngineConfig cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-gpu-faults");
+  EngineConfig cfg = small_config(dir.path);
   cfg.backend = BackendKind::kCuda;
   Engine engine(cfg);
   constexpr uint64_t kConstraints = 1 << 14;
   fi::arm(fault, UINT64_MAX);
-  const JobResult warm = await_end(engine, engine.submit(synthetic_job(kConstraints, 1, 1)));
+  const JobResult warm = await_end(engine, engine.submit(synthetic_job(kConstraints, 1)));
   ASSERT_EQ(warm.state, JobState::kSucceeded) << warm.error;
   const uint64_t sites = fi::passed(fault);
   fi::disarm();

@@ -23,6 +23,7 @@
 #include "engine/param_manager.hpp"
 #include "engine/partition_queue.hpp"
 #include "engine/synthetic_input.hpp"
+#include "engine_test_jobs.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
@@ -59,39 +60,6 @@ EngineConfig small_config(const std::string& cache) {
   c.param_cache_dir = cache;
   c.log_events = false;
   return c;
-}
-
-JobRequest synthetic_job(uint64_t constraints, size_t partitions, int priority = 0, uint64_t seed = 1,
-                         std::string id = {}) {
-  JobRequest r;
-  r.request_id = std::move(id);
-  r.priority = priority;
-  CircuitDescription c;
-  c.constraints = constraints;
-  c.public_inputs = 4;
-  c.seed = seed;
-  r.partitions.assign(partitions, c);
-  return r;
-}
-
-JobResult await_end(Engine& e, const std::string& id) {
-  auto r = e.await(id, 120s);
-  EXPECT_TRUE(r.has_value()) << "job " << id << " did not end in time";
-  return r.value_or(JobResult{});
-}
-
-void expect_idle(Engine& e) {
-  const auto s = e.snapshot();
-  EXPECT_TRUE(s.buffers.idle()) << snapshot_to_json(s);
-  EXPECT_EQ(s.buffers.abc_pinned_bytes, 0) << "no a/b/c left page-locked";
-  EXPECT_EQ(s.buffers.abc_kept_bytes, 0) << "nothing kept for later partitions";
-  EXPECT_EQ(s.queued_partitions, 0u);
-  EXPECT_EQ(s.gpu_queue_depth, 0u);
-  EXPECT_EQ(s.jobs_active, 0u);
-  int64_t params = 0;
-  for (const auto& p : s.params) params += p.host_bytes;
-  // Only resident parameters hold budget once the engine is idle.
-  EXPECT_EQ(s.buffers.budget_used, params) << snapshot_to_json(s);
 }
 
 TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {

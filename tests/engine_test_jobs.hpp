@@ -1,0 +1,48 @@
+// Shared by the engine's tests (engine_test, engine_gpu_faults_test): a synthetic job, waiting for
+// a job's end, and the check that an idle engine holds nothing beyond its resident parameters.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.hpp"
+
+namespace cuzk::engine {
+
+inline JobRequest synthetic_job(uint64_t constraints, size_t partitions, int priority = 0, uint64_t seed = 1,
+                                std::string id = {}) {
+  JobRequest r;
+  r.request_id = std::move(id);
+  r.priority = priority;
+  CircuitDescription c;
+  c.constraints = constraints;
+  c.public_inputs = 4;
+  c.seed = seed;
+  r.partitions.assign(partitions, c);
+  return r;
+}
+
+inline JobResult await_end(Engine& e, const std::string& id) {
+  auto r = e.await(id, std::chrono::seconds(120));
+  EXPECT_TRUE(r.has_value()) << "job " << id << " did not end in time";
+  return r.value_or(JobResult{});
+}
+
+// Every buffer counter back to zero, no queue, no job, and only resident parameters in the budget.
+inline void expect_idle(Engine& e) {
+  const auto s = e.snapshot();
+  EXPECT_TRUE(s.buffers.idle()) << snapshot_to_json(s);
+  EXPECT_EQ(s.buffers.abc_pinned_bytes, 0) << "no a/b/c left page-locked";
+  EXPECT_EQ(s.buffers.abc_kept_bytes, 0) << "nothing kept for later partitions";
+  EXPECT_EQ(s.queued_partitions, 0u);
+  EXPECT_EQ(s.gpu_queue_depth, 0u);
+  EXPECT_EQ(s.jobs_active, 0u);
+  int64_t params = 0;
+  for (const auto& p : s.params) params += p.host_bytes;
+  EXPECT_EQ(s.buffers.budget_used, params) << snapshot_to_json(s);
+}
+
+}  // namespace cuzk::engine

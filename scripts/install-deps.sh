@@ -12,7 +12,6 @@ packages=(
   libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev
   prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
   python3-grpcio python3-grpc-tools
-  nodejs npm  # the snarkjs interop test (label interop) installs snarkjs and circom2 with npm ci
   clang libclang-rt-14-dev  # libFuzzer: sanitizer-tests.sh's ASan build also fuzzes tests/fuzz's targets
 )
 
@@ -21,8 +20,14 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+# The snarkjs interop test (label interop) installs snarkjs and circom2 with `npm ci`. A Node.js
+# that is already there keeps its own npm: NodeSource's nodejs package bundles npm and conflicts
+# with Debian's, so Debian's nodejs and npm are installed only for the commands that are missing.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
+  echo "install-deps: all ${#packages[@]} packages present, and node and npm"
   exit 0
 fi
 

@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/commands.hpp"
+#include "interop/snarkjs/checked_keys.hpp"
 
 namespace {
 
@@ -204,7 +205,8 @@ int main(int argc, char** argv) {
   vanilla_cmd->add_option("--out", vanilla.out, "output file (bincode)")->required();
 
   cuzk::bench::SnarkjsArgs sj;
-  auto* sj_cmd = app.add_subcommand("snarkjs", "snarkjs (circom) Groth16 over bls12381: prove, verify, export-vk");
+  auto* sj_cmd =
+      app.add_subcommand("snarkjs", "snarkjs (circom) Groth16 over bls12381: prove, verify, export-vk, setup");
   sj_cmd->require_subcommand(1);
   auto* sj_prove = sj_cmd->add_subcommand(
       "prove", "prove with a .zkey and a .wtns into snarkjs' proof.json and public.json; per-phase table");
@@ -219,6 +221,16 @@ int main(int argc, char** argv) {
   sj_prove->add_option("--r1cs", sj.r1cs,
                        "check the witness against this .r1cs first (names the first failing "
                        "constraint)");
+  sj.checked_keys = cuzk::snarkjs::CheckedKeys::default_dir();
+  sj_prove
+      ->add_option("--checked-keys", sj.checked_keys,
+                   "directory remembering the SHA-256 of keys whose points all passed the subgroup checks, so "
+                   "that later reads check them on the curve only ($CUZK_SNARKJS_CHECKED_KEYS, else "
+                   "$XDG_CACHE_HOME or ~/.cache /cuzk/snarkjs-checked-keys)")
+      ->capture_default_str();
+  bool sj_no_checked_keys = false;
+  sj_prove->add_flag("--no-checked-keys", sj_no_checked_keys,
+                     "check every point of the key for its subgroup on this read, and record nothing");
   auto* sj_verify = sj_cmd->add_subcommand(
       "verify", "verify snarkjs documents: exit 0 valid, 1 invalid, 2 bad input (message on stderr)");
   sj_verify->add_option("vk", sj.vk, "verification_key.json")->required();
@@ -227,6 +239,13 @@ int main(int argc, char** argv) {
   auto* sj_export = sj_cmd->add_subcommand("export-vk", "write a .zkey's verification_key.json as snarkjs does");
   sj_export->add_option("zkey", sj.zkey, "the proving key (.zkey)")->required();
   sj_export->add_option("vk", sj.vk, "where verification_key.json goes")->required();
+  auto* sj_setup = sj_cmd->add_subcommand(
+      "setup",
+      "INSECURE single-party setup: a .zkey for a circom .r1cs from toxic waste this process draws and discards "
+      "(whoever runs it could keep the waste and forge proofs): for tests and benchmarks, in seconds where "
+      "snarkjs' phase-2 preparation takes hours");
+  sj_setup->add_option("r1cs", sj.r1cs, "the circuit (.r1cs, compiled with --prime bls12381)")->required();
+  sj_setup->add_option("zkey", sj.zkey, "where the proving key (.zkey) goes")->required();
 
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
@@ -256,7 +275,9 @@ int main(int argc, char** argv) {
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::set_gpu_msm_phases(gpu_msm_phases);
 #endif
+  if (sj_no_checked_keys) sj.checked_keys.clear();
   if (*sj_prove) return cuzk::bench::run_snarkjs_prove(sj);
+  if (*sj_setup) return cuzk::bench::run_snarkjs_setup(sj);
   if (*sj_verify) return cuzk::bench::run_snarkjs_verify(sj);
   if (*sj_export) return cuzk::bench::run_snarkjs_export_vk(sj);
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);

@@ -1,5 +1,6 @@
 // cuzk-bench snarkjs: prove with a snarkjs .zkey and .wtns (CPU or CUDA) into snarkjs'
-// proof.json and public.json, verify snarkjs documents, export a .zkey's verification key.
+// proof.json and public.json, verify snarkjs documents, export a .zkey's verification key, and
+// make an insecure test key from a .r1cs.
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -7,7 +8,9 @@
 #include <vector>
 
 #include "bench/commands.hpp"
+#include "groth16/setup.hpp"
 #include "interop/snarkjs/json_io.hpp"
+#include "interop/snarkjs/known_waste_setup.hpp"
 #include "interop/snarkjs/prover.hpp"
 #include "interop/snarkjs/r1cs_file.hpp"
 #include "interop/snarkjs/verifier.hpp"
@@ -27,8 +30,22 @@ constexpr int kValid = 0, kInvalid = 1, kBadInput = 2;
 int run_snarkjs_prove(const SnarkjsArgs& a) {
   try {
     auto t = Clock::now();
-    const snarkjs::Zkey zkey = snarkjs::read_zkey(a.zkey);
+    snarkjs::ZkeyReadOptions read_options;
+    read_options.checked_keys_dir = a.checked_keys;
+    snarkjs::ZkeyReadReport read_report;
+    const snarkjs::Zkey zkey = snarkjs::read_zkey(a.zkey, read_options, &read_report);
     const double read_zkey_s = since(t);
+    if (a.checked_keys.empty()) {
+      std::printf("zkey: every point checked (no checked-keys directory)\n");
+    } else if (read_report.remembered) {
+      std::printf("zkey: SHA-256 %.16s... recorded in %s: points checked on the curve, not again for the subgroup\n",
+                  read_report.sha256.c_str(), a.checked_keys.c_str());
+    } else if (read_report.not_recorded.empty()) {
+      std::printf("zkey: every point checked; SHA-256 %.16s... recorded in %s\n", read_report.sha256.c_str(),
+                  a.checked_keys.c_str());
+    } else {
+      std::printf("zkey: every point checked; not recorded: %s\n", read_report.not_recorded.c_str());
+    }
     t = Clock::now();
     const std::vector<ff::Fr> witness = snarkjs::read_witness(a.wtns);
     const double read_wtns_s = since(t);
@@ -109,6 +126,29 @@ int run_snarkjs_export_vk(const SnarkjsArgs& a) {
     return kValid;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench snarkjs export-vk: %s\n", e.what());
+    return kBadInput;
+  }
+}
+
+int run_snarkjs_setup(const SnarkjsArgs& a) {
+  try {
+    auto t = Clock::now();
+    const snarkjs::R1cs r1cs = snarkjs::read_r1cs(a.r1cs);
+    const double read_s = since(t);
+    t = Clock::now();
+    const snarkjs::Zkey zkey = snarkjs::setup_from_toxic_waste(r1cs, groth16::ToxicWaste::random());
+    const double setup_s = since(t);
+    t = Clock::now();
+    snarkjs::write_zkey(zkey, a.zkey);
+    std::printf(
+        "wrote %s: %zu constraints, %u signals (%u public), domain 2^%u; read %.2f s, setup %.2f s, write "
+        "%.2f s\n",
+        a.zkey.c_str(), r1cs.constraints.size(), zkey.vars, zkey.publics, zkey.log_domain_size(), read_s, setup_s,
+        since(t));
+    std::printf("INSECURE: a single-party setup (its toxic waste was drawn here): for tests and benchmarks only\n");
+    return kValid;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench snarkjs setup: %s\n", e.what());
     return kBadInput;
   }
 }

@@ -6,12 +6,16 @@ domain is 2^k (snarkjs needs constraints + 3 public signals < 2^k), a BLS12-381 
 power k, a zkey with one contribution, a witness. Then it times `snarkjs groth16 prove` (node)
 and `cuzk-bench snarkjs prove --backend cpu` (and `--backend cuda` with --cuda), each as a whole
 command (reading the zkey and witness, proving, writing the JSON), checks every proof with
-`snarkjs groth16 verify`, and prints a markdown table.
+`snarkjs groth16 verify`, and prints a markdown table. cuzk runs twice per backend: reading the
+key with every point checked (--no-checked-keys, as a key's first read), and reading a key whose
+SHA-256 a first read recorded (--checked-keys: points checked on the curve only).
 
-The set-up is snarkjs' and slow (minutes at 2^16 on 2 cores); its files are kept under --work and
-reused by later runs. The steps are tests/interop/snarkjs/snarkjs_steps.sh's.
+snarkjs' set-up is slow (`powersoftau prepare phase2` took 2,046 s at 2^14 on 2 cores, hours at
+2^16); with --cuzk-setup the key comes from `cuzk-bench snarkjs setup` instead (known toxic
+waste, seconds), its verification key from `snarkjs zkey export verificationkey`. Files are kept
+under --work and reused by later runs. The steps are tests/interop/snarkjs/snarkjs_steps.sh's.
 
-Example: bench/snarkjs_compare.py 12 14 16 --work /tmp/snarkjs-bench --cuzk-bench build/bench/cuzk-bench
+Example: bench/snarkjs_compare.py 12 14 16 --cuzk-setup --work /tmp/snarkjs-bench --cuzk-bench build/bench/cuzk-bench
 """
 
 import argparse
@@ -86,20 +90,30 @@ def ensure_ptau(work, npm_dir, power, make_power):
     return final
 
 
-def ensure_circuit(work, npm_dir, power, ptau_power):
-    """Chain(2^k - 4): r1cs, zkey, verification key and witness, made once in WORK/k<power>."""
-    size_dir = work / f"k{power}"
+def ensure_circuit(work, npm_dir, power, ptau_power, cuzk_bench=None):
+    """Chain(2^k - 4): r1cs, zkey, verification key and witness, made once in WORK/k<power> (with
+    snarkjs' setup) or WORK/k<power>-cuzk-setup (with cuzk_bench's, when given)."""
+    size_dir = work / (f"k{power}-cuzk-setup" if cuzk_bench else f"k{power}")
     done = size_dir / "READY"
     if done.is_file():
         return size_dir
     shutil.rmtree(size_dir, ignore_errors=True)
     size_dir.mkdir(parents=True)
     constraints = (1 << power) - PUBLIC_SIGNALS - 1
-    ptau = ensure_ptau(work, npm_dir, power, ptau_power)
-    log(f"2^{power}: compiling Chain({constraints}), groth16 setup, zkey contribution, witness")
     start = time.monotonic()
-    run_step(npm_dir, "snarkjs_compile_chain", size_dir, constraints)
-    run_step(npm_dir, "snarkjs_setup_zkey", size_dir, size_dir / "chain_main.r1cs", ptau)
+    if cuzk_bench:
+        log(f"2^{power}: compiling Chain({constraints}), cuzk-bench snarkjs setup, witness")
+        run_step(npm_dir, "snarkjs_compile_chain", size_dir, constraints)
+        setup = run([str(cuzk_bench), "snarkjs", "setup", size_dir / "chain_main.r1cs", size_dir / "chain.zkey"],
+                    "cuzk-bench snarkjs setup")
+        log(setup.stdout.strip().splitlines()[0])
+        run(snarkjs_cmd(npm_dir, "zkey", "export", "verificationkey", size_dir / "chain.zkey",
+                        size_dir / "verification_key.json"), "snarkjs zkey export verificationkey")
+    else:
+        ptau = ensure_ptau(work, npm_dir, power, ptau_power)
+        log(f"2^{power}: compiling Chain({constraints}), groth16 setup, zkey contribution, witness")
+        run_step(npm_dir, "snarkjs_compile_chain", size_dir, constraints)
+        run_step(npm_dir, "snarkjs_setup_zkey", size_dir, size_dir / "chain_main.r1cs", ptau)
     run_step(npm_dir, "snarkjs_write_input", size_dir / "input.json")
     run_step(npm_dir, "snarkjs_witness", size_dir / "chain_main_js" / "chain_main.wasm", size_dir / "input.json",
              size_dir / "chain.wtns")
@@ -134,7 +148,8 @@ def snarkjs_verifies(npm_dir, size_dir, public, proof):
 
 
 def measure(args, npm_dir, power):
-    size_dir = ensure_circuit(args.work, npm_dir, power, max(args.powers))
+    size_dir = ensure_circuit(args.work, npm_dir, power, max(args.powers),
+                              args.cuzk_bench if args.cuzk_setup else None)
     zkey, wtns = size_dir / "chain.zkey", size_dir / "chain.wtns"
     row = {"power": power, "constraints": (1 << power) - PUBLIC_SIGNALS - 1}
     verified = []
@@ -144,14 +159,23 @@ def measure(args, npm_dir, power):
         row["snarkjs"], _ = time_command(snarkjs_cmd(npm_dir, "groth16", "prove", zkey, wtns, proof, public),
                                          "snarkjs groth16 prove", args.repeat)
         verified.append(("snarkjs", snarkjs_verifies(npm_dir, size_dir, public, proof)))
+    checked_keys = args.work / "checked-keys"
     for backend in ["cpu"] + (["cuda"] if args.cuda else []):
         proof, public = size_dir / f"cuzk_{backend}_proof.json", size_dir / f"cuzk_{backend}_public.json"
-        log(f"2^{power}: cuzk-bench snarkjs prove --backend {backend} x{args.repeat}")
-        row[backend], stdout = time_command(
-            [str(args.cuzk_bench), "snarkjs", "prove", zkey, wtns, proof, public, "--backend", backend],
-            f"cuzk-bench snarkjs prove --backend {backend}", args.repeat)
+        base = [str(args.cuzk_bench), "snarkjs", "prove", zkey, wtns, proof, public, "--backend", backend]
+        log(f"2^{power}: cuzk-bench snarkjs prove --backend {backend} x{args.repeat}, every point checked")
+        row[backend], stdout = time_command(base + ["--no-checked-keys"],
+                                            f"cuzk-bench snarkjs prove --backend {backend}", args.repeat)
         row[backend + "_in_process"] = cuzk_in_process_seconds(stdout)
         verified.append((backend, snarkjs_verifies(npm_dir, size_dir, public, proof)))
+        run(base + ["--checked-keys", checked_keys], "cuzk-bench snarkjs prove (recording the key)")
+        log(f"2^{power}: cuzk-bench snarkjs prove --backend {backend} x{args.repeat}, key recorded as checked")
+        row[backend + "_recorded"], stdout = time_command(base + ["--checked-keys", checked_keys],
+                                                          f"cuzk-bench snarkjs prove --backend {backend}", args.repeat)
+        if "not again for the subgroup" not in stdout:
+            fail(f"cuzk-bench did not find the key's record in {checked_keys}")
+        row[backend + "_recorded_in_process"] = cuzk_in_process_seconds(stdout)
+        verified.append((backend + " (recorded key)", snarkjs_verifies(npm_dir, size_dir, public, proof)))
     row["verified"] = verified
     return row
 
@@ -165,18 +189,19 @@ def ratio(snarkjs, cuzk):
 
 
 def print_table(rows, cuda):
-    header = ["domain", "constraints", "snarkjs prove (s)", "cuzk cpu (s)", "cpu vs snarkjs", "cpu in-process (s)"]
-    if cuda:
-        header += ["cuzk cuda (s)", "cuda vs snarkjs", "cuda in-process (s)"]
+    header = ["domain", "constraints", "snarkjs prove (s)"]
+    for backend in ["cpu"] + (["cuda"] if cuda else []):
+        header += [f"cuzk {backend}, key checked (s)", "× snarkjs", f"cuzk {backend}, key recorded (s)", "× snarkjs",
+                   "in-process checked / recorded (s)"]
     header.append("snarkjs verify")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
-        cells = [f"2^{row['power']}", f"{row['constraints']:,}", seconds(row.get("snarkjs")), seconds(row.get("cpu")),
-                 ratio(row.get("snarkjs"), row.get("cpu")), seconds(row.get("cpu_in_process"))]
-        if cuda:
-            cells += [seconds(row.get("cuda")), ratio(row.get("snarkjs"), row.get("cuda")),
-                      seconds(row.get("cuda_in_process"))]
+        cells = [f"2^{row['power']}", f"{row['constraints']:,}", seconds(row.get("snarkjs"))]
+        for backend in ["cpu"] + (["cuda"] if cuda else []):
+            cells += [seconds(row.get(backend)), ratio(row.get("snarkjs"), row.get(backend)),
+                      seconds(row.get(backend + "_recorded")), ratio(row.get("snarkjs"), row.get(backend + "_recorded")),
+                      f"{seconds(row.get(backend + '_in_process'))} / {seconds(row.get(backend + '_recorded_in_process'))}"]
         cells.append(", ".join(f"{name} {'ok' if ok else 'REJECTED'}" for name, ok in row["verified"]))
         print("| " + " | ".join(cells) + " |", flush=True)
 
@@ -190,6 +215,9 @@ def main():
     parser.add_argument("--npm", type=Path, help="an existing `npm ci` install of tests/interop/snarkjs (default WORK/npm)")
     parser.add_argument("--cuzk-bench", type=Path, default=REPO / "build" / "bench" / "cuzk-bench")
     parser.add_argument("--cuda", action="store_true", help="time --backend cuda too")
+    parser.add_argument("--cuzk-setup", action="store_true",
+                        help="make the keys with `cuzk-bench snarkjs setup` (insecure, seconds) instead of snarkjs' "
+                             "powers of tau and setup (hours at 2^16)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per prover; the median is shown (default 1)")
     parser.add_argument("--snarkjs-max-power", type=int, default=99,
                         help="time snarkjs only up to this power (it is slow beyond 2^20); set-up still uses it")
@@ -207,12 +235,13 @@ def main():
         memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
         os.environ["NODE_OPTIONS"] = f"--max-old-space-size={memory_mb * 3 // 4}"
 
+    if not args.cuzk_bench.is_file() and (args.cuzk_setup or not args.prepare_only):
+        fail(f"cuzk-bench not found at {args.cuzk_bench} (build target cuzk-bench, or pass --cuzk-bench)")
+    args.cuzk_bench = args.cuzk_bench.resolve()
     if args.prepare_only:
         for power in args.powers:
-            ensure_circuit(args.work, npm_dir, power, max(args.powers))
+            ensure_circuit(args.work, npm_dir, power, max(args.powers), args.cuzk_bench if args.cuzk_setup else None)
         return
-    if not args.cuzk_bench.is_file():
-        fail(f"cuzk-bench not found at {args.cuzk_bench} (build target cuzk-bench, or pass --cuzk-bench)")
 
     rows = [measure(args, npm_dir, power) for power in args.powers]
     snarkjs_version = run(["node", "-p", f"require('{npm_dir}/node_modules/snarkjs/package.json').version"],
@@ -221,7 +250,7 @@ def main():
     print(f"\nsnarkjs {snarkjs_version} (node {node_version}) against "
           f"cuzk-bench on {os.cpu_count()} cores; seconds of whole commands (node start, zkey and witness "
           f"reads, the proof, JSON writes), median of {args.repeat}; in-process: cuzk-bench's own total_s "
-          f"(reads and proof).\n")
+          f"(reads and proof); keys made by {'cuzk-bench snarkjs setup' if args.cuzk_setup else 'snarkjs'}.\n")
     print_table(rows, args.cuda)
     if not all(ok for row in rows for _, ok in row["verified"]):
         fail("a proof did not verify under snarkjs (see the table)")

@@ -12,8 +12,10 @@
 
 #include "ec/curves.hpp"
 #include "interop/snarkjs/binary_file.hpp"
+#include "interop/snarkjs/checked_keys.hpp"
 #include "interop/snarkjs/encoding.hpp"
 #include "interop/snarkjs/json_io.hpp"
+#include "interop/snarkjs/known_waste_setup.hpp"
 #include "interop/snarkjs/odd_coset.hpp"
 #include "interop/snarkjs/prover.hpp"
 #include "interop/snarkjs/r1cs_file.hpp"
@@ -436,6 +438,117 @@ TEST(SnarkjsJson, PointsOffTheCurveOrOutsideTheSubgroupAreRefused) {
   m = format_error_of([&] { parse_zkey(BinaryFile::parse(std::move(zkey), "chain.zkey", "zkey", 2)); });
   EXPECT_TRUE(contains(m, "section 3 (IC) at offset " + std::to_string(ic + kG1Bytes))) << m;
   EXPECT_TRUE(contains(m, "not in the prime-order subgroup")) << m;
+}
+
+std::vector<uint32_t> section_types(const BinaryFile& f) {
+  std::vector<uint32_t> types;
+  for (const SectionEntry& s : f.sections()) types.push_back(s.type);
+  return types;
+}
+
+std::span<const uint8_t> section_bytes(const BinaryFile& f, uint32_t type) {
+  const SectionEntry* s = f.find(type, "");
+  EXPECT_NE(s, nullptr);
+  return s ? f.bytes().subspan(s->offset, s->size) : std::span<const uint8_t>{};
+}
+
+groth16::ToxicWaste waste_from(std::mt19937_64& rng) {
+  groth16::ToxicWaste w;
+  for (Fr* x : {&w.tau, &w.alpha, &w.beta, &w.gamma, &w.delta}) *x = Fr::random(rng);
+  return w;
+}
+
+// The setup from known toxic waste over the fixture's circuit gives snarkjs' own layout: the
+// counts, the coefficient section byte for byte and the section order of snarkjs' chain.zkey; the
+// file reads back with every point checked, and proves and verifies with snarkjs' witness.
+TEST(SnarkjsSetup, KeyForTheFixtureCircuitHasSnarkjsLayoutAndProves) {
+  auto rng = test::make_rng();
+  const R1cs r1cs = read_r1cs(fixture("chain.r1cs"));
+  const Zkey made = setup_from_toxic_waste(r1cs, waste_from(rng));
+  const BinaryFile theirs = BinaryFile::parse(fixture_bytes("chain.zkey"), "chain.zkey", "zkey", 2);
+  const Zkey snarkjs_key = parse_zkey(theirs);
+  EXPECT_EQ(made.vars, snarkjs_key.vars);
+  EXPECT_EQ(made.publics, snarkjs_key.publics);
+  EXPECT_EQ(made.domain_size, snarkjs_key.domain_size);
+
+  const BinaryFile ours = BinaryFile::parse(serialize_zkey(made), "made.zkey", "zkey", 2);
+  EXPECT_EQ(section_types(ours), section_types(theirs));
+  const std::span<const uint8_t> c_ours = section_bytes(ours, 4), c_theirs = section_bytes(theirs, 4);
+  EXPECT_TRUE(std::equal(c_ours.begin(), c_ours.end(), c_theirs.begin(), c_theirs.end()))
+      << "section 4 (coefficients) differs from snarkjs'";
+  for (uint32_t type = 1; type <= 9; type++) {
+    EXPECT_EQ(section_bytes(ours, type).size(), section_bytes(theirs, type).size()) << "section " << type;
+  }
+
+  const Zkey read_back = parse_zkey(ours);
+  const std::vector<uint8_t> again = serialize_zkey(read_back);
+  EXPECT_TRUE(std::equal(again.begin(), again.end(), ours.bytes().begin(), ours.bytes().end()));
+
+  const std::vector<Fr> witness = read_witness(fixture("chain.wtns"));
+  const VerifyingKey vk = verifying_key_from_zkey(read_back);
+  std::vector<Fr> inputs = public_signals(read_back, witness);
+  const Proof proof = make_cpu_prover()->prove(read_back, witness);
+  EXPECT_TRUE(verify(vk, inputs, proof));
+  inputs[1] += Fr::one();
+  EXPECT_FALSE(verify(vk, inputs, proof));
+  // snarkjs' key is another setup: the proof is not valid under its verification key.
+  EXPECT_FALSE(verify(verifying_key_from_zkey(snarkjs_key), public_signals(read_back, witness), proof));
+}
+
+TEST(SnarkjsSetup, RefusesBadWaste) {
+  const R1cs r1cs = read_r1cs(fixture("chain.r1cs"));
+  auto rng = test::make_rng();
+  groth16::ToxicWaste w = waste_from(rng);
+  w.delta = Fr::zero();
+  EXPECT_THROW(setup_from_toxic_waste(r1cs, w), std::invalid_argument);
+  w = waste_from(rng);
+  w.tau = OddCoset::snarkjs_root_of_unity(6).pow(uint64_t(3));  // a 64th root: the domain has 32 points
+  EXPECT_THROW(setup_from_toxic_waste(r1cs, w), std::invalid_argument);
+}
+
+// A key whose digest is recorded skips the bulk subgroup checks; a changed byte is a new key,
+// checked in full; a key that fails them is not recorded; a directory that cannot be written
+// is reported, and the key is still read.
+TEST(SnarkjsCheckedKeys, RemembersOnlyFullyCheckedFiles) {
+  test::TempDir dir("cuzk-snarkjs-checked");
+  const std::string keys = dir.path + "/keys";
+  const std::string zkey_path = dir.path + "/chain.zkey";
+  std::vector<uint8_t> bytes = fixture_bytes("chain.zkey");
+  auto write = [&](const std::vector<uint8_t>& b) {
+    std::ofstream(zkey_path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  };
+  write(bytes);
+  ZkeyReadOptions options;
+  options.checked_keys_dir = keys;
+  ZkeyReadReport first, second;
+  const Zkey a = read_zkey(zkey_path, options, &first);
+  EXPECT_FALSE(first.remembered);
+  EXPECT_EQ(first.not_recorded, "");
+  EXPECT_EQ(first.sha256, CheckedKeys::digest(bytes));
+  EXPECT_TRUE(std::filesystem::is_regular_file(keys + "/" + first.sha256));
+  const Zkey b = read_zkey(zkey_path, options, &second);
+  EXPECT_TRUE(second.remembered);
+  EXPECT_EQ(serialize_zkey(a), serialize_zkey(b));
+
+  // An A point replaced by one on the curve but outside the subgroup: a new digest, so the full
+  // checks run and refuse it, and nothing is recorded.
+  const ec::G1Affine bad =
+      point_outside_subgroup<ec::G1Affine>(ec::G1Curve::b(), ec::g1_is_in_subgroup, ff::Fp::from_u64(10));
+  encode_g1(bad, bytes.data() + section_offset("chain.zkey", "zkey", 2, 5) + kG1Bytes);
+  write(bytes);
+  const std::string m = format_error_of([&] { read_zkey(zkey_path, options); });
+  EXPECT_TRUE(contains(m, "section 5 (A points)") && contains(m, "not in the prime-order subgroup")) << m;
+  EXPECT_FALSE(CheckedKeys(keys).contains(CheckedKeys::digest(bytes)));
+
+  // A checked-keys "directory" that is a file: reported, the key still read.
+  write(fixture_bytes("chain.zkey"));
+  std::ofstream(dir.path + "/not-a-dir") << "x";
+  options.checked_keys_dir = dir.path + "/not-a-dir";
+  ZkeyReadReport third;
+  read_zkey(zkey_path, options, &third);
+  EXPECT_FALSE(third.remembered);
+  EXPECT_TRUE(contains(third.not_recorded, "not-a-dir")) << third.not_recorded;
 }
 
 TEST(SnarkjsJson, MalformedDocumentsAreRefused) {

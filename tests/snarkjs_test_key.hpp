@@ -1,5 +1,5 @@
-// A snarkjs-convention Groth16 key made in the test from known toxic waste, as snarkjs'
-// zkey_new.js and one `zkey contribute` would make it, for a pseudo-random circuit of any size:
+// A snarkjs-convention Groth16 key made from known toxic waste (setup_from_toxic_waste, as
+// snarkjs' zkey_new.js and one `zkey contribute` would make it), for a pseudo-random circuit of any size:
 // the fixtures in tests/data/snarkjs have a 32-point domain; this one exercises the prover's
 // odd-coset H convention, its index permutation and the parallel paths at larger domains.
 #pragma once
@@ -8,11 +8,13 @@
 #include <random>
 #include <vector>
 
+#include "interop/snarkjs/r1cs_file.hpp"
 #include "interop/snarkjs/zkey_file.hpp"
 
 namespace cuzk::snarkjs::test_keys {
 
 struct TestKey {
+  R1cs r1cs;
   Zkey zkey;
   std::vector<ff::Fr> witness;
 };

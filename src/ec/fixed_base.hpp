@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <tbb/parallel_for.h>
 #include <vector>
 
 #include "ec/curves.hpp"
@@ -39,6 +41,16 @@ class FixedBaseTable {
       if (d) acc = acc.add_mixed(table_[size_t(w) * kEntries + d - 1]);
     }
     return acc;
+  }
+
+  // [k_i] G for every scalar, in parallel, as affine points (one shared inversion).
+  std::vector<AffinePoint<Curve>> mul_all(std::span<const Fr> scalars) const {
+    std::vector<JacobianPoint<Curve>> jac(scalars.size());
+    tbb::parallel_for(size_t(0), scalars.size(), [&](size_t i) { jac[i] = mul(scalars[i]); });
+    std::vector<AffinePoint<Curve>> out(jac.size());
+    std::vector<typename Curve::Field> scratch(jac.size());
+    batch_to_affine(jac.data(), out.data(), jac.size(), scratch.data());
+    return out;
   }
 
  private:

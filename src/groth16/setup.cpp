@@ -26,16 +26,6 @@ Fr eval_column(const std::vector<QueryColumns::Entry>& column, const std::vector
   return acc;
 }
 
-template <class Curve>
-std::vector<ec::AffinePoint<Curve>> mul_all(const FixedBaseTable<Curve>& table, const std::vector<Fr>& scalars) {
-  std::vector<ec::JacobianPoint<Curve>> jac(scalars.size());
-  tbb::parallel_for(size_t(0), scalars.size(), [&](size_t i) { jac[i] = table.mul(scalars[i]); });
-  std::vector<ec::AffinePoint<Curve>> out(jac.size());
-  std::vector<typename Curve::Field> scratch(jac.size());
-  ec::batch_to_affine(jac.data(), out.data(), jac.size(), scratch.data());
-  return out;
-}
-
 // Drops the entries whose scalar is zero (bellperson filters the points at infinity).
 std::vector<Fr> nonzero(const std::vector<Fr>& xs) {
   std::vector<Fr> out;
@@ -104,9 +94,9 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& w
   p.vk.delta_g1 = g1.mul(w.delta).to_affine();
   p.vk.delta_g2 = g2.mul(w.delta).to_affine();
   const std::vector<Fr> a_nz = nonzero(a), b_nz = nonzero(b);
-  tbb::parallel_invoke([&] { p.vk.ic = mul_all(g1, ic); }, [&] { p.h = mul_all(g1, h_scalars); },
-                       [&] { p.l = mul_all(g1, l); }, [&] { p.a = mul_all(g1, a_nz); },
-                       [&] { p.b_g1 = mul_all(g1, b_nz); }, [&] { p.b_g2 = mul_all(g2, b_nz); });
+  tbb::parallel_invoke([&] { p.vk.ic = g1.mul_all(ic); }, [&] { p.h = g1.mul_all(h_scalars); },
+                       [&] { p.l = g1.mul_all(l); }, [&] { p.a = g1.mul_all(a_nz); },
+                       [&] { p.b_g1 = g1.mul_all(b_nz); }, [&] { p.b_g2 = g2.mul_all(b_nz); });
   return p;
 }
 

@@ -1,7 +1,7 @@
 #include "interop/snarkjs/binary_file.hpp"
 
 #include <fstream>
-#include <iterator>
+#include <stdexcept>
 
 namespace cuzk::snarkjs {
 namespace {
@@ -17,13 +17,66 @@ std::string printable(std::span<const uint8_t> bytes) {
   return s;
 }
 
+void store_u32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = uint8_t(v >> (8 * i));
+}
+
 }  // namespace
 
+BinaryFileWriter::BinaryFileWriter(std::string_view magic, uint32_t version, uint32_t section_count)
+    : expected_sections_(section_count) {
+  if (magic.size() != 4) throw std::logic_error("a snarkjs file's magic has 4 bytes");
+  out_.assign(magic.begin(), magic.end());
+  u32(version);
+  u32(section_count);
+}
+
+void BinaryFileWriter::u32(uint32_t v) {
+  uint8_t b[4];
+  store_u32(b, v);
+  out_.insert(out_.end(), b, b + 4);
+}
+
+void BinaryFileWriter::bytes(std::span<const uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
+
+std::span<uint8_t> BinaryFileWriter::reserve(size_t n) {
+  const size_t at = out_.size();
+  out_.resize(at + n);
+  return {out_.data() + at, n};
+}
+
+void BinaryFileWriter::begin_section(uint32_t type) {
+  if (open_at_ != 0) throw std::logic_error("BinaryFileWriter: a section is already open");
+  u32(type);
+  open_at_ = out_.size();
+  out_.resize(out_.size() + 8);
+}
+
+void BinaryFileWriter::end_section() {
+  if (open_at_ == 0) throw std::logic_error("BinaryFileWriter: no section is open");
+  const uint64_t size = out_.size() - open_at_ - 8;
+  store_u32(out_.data() + open_at_, uint32_t(size));
+  store_u32(out_.data() + open_at_ + 4, uint32_t(size >> 32));
+  open_at_ = 0;
+  written_sections_++;
+}
+
+std::vector<uint8_t> BinaryFileWriter::finish() && {
+  if (open_at_ != 0 || written_sections_ != expected_sections_) {
+    throw std::logic_error("BinaryFileWriter: " + std::to_string(written_sections_) + " sections closed, " +
+                           std::to_string(expected_sections_) + " declared");
+  }
+  return std::move(out_);
+}
+
 BinaryFile BinaryFile::read(const std::string& path, std::string_view magic, uint32_t max_version) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw FormatError(path + ": cannot open the file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw FormatError(path + ": read error");
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw FormatError(path + ": cannot tell the file's size");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) throw FormatError(path + ": read error");
   return parse(std::move(bytes), path, magic, max_version);
 }
 

@@ -33,6 +33,7 @@ class BinaryFile {
 
   const std::string& name() const { return name_; }
   uint32_t version() const { return version_; }
+  std::span<const uint8_t> bytes() const { return bytes_; }
   const std::vector<SectionEntry>& sections() const { return sections_; }
   // The one section of this type, or nullptr when there is none; throws when there are several.
   const SectionEntry* find(uint32_t type, std::string_view what) const;
@@ -45,6 +46,26 @@ class BinaryFile {
   std::string name_;
   uint32_t version_ = 0;
   std::vector<SectionEntry> sections_;
+};
+
+// Builds a file of this container in memory: sections are written one after the other, each
+// closed before the next begins (its size is filled in by end_section).
+class BinaryFileWriter {
+ public:
+  BinaryFileWriter(std::string_view magic, uint32_t version, uint32_t section_count);
+  void begin_section(uint32_t type);
+  void u32(uint32_t v);
+  void bytes(std::span<const uint8_t> b);
+  // Room for n bytes in the open section, to be filled in place (bulk points).
+  std::span<uint8_t> reserve(size_t n);
+  void end_section();
+  // Throws std::logic_error when a section is open or the count differs from the constructor's.
+  std::vector<uint8_t> finish() &&;
+
+ private:
+  std::vector<uint8_t> out_;
+  uint32_t expected_sections_, written_sections_ = 0;
+  size_t open_at_ = 0;  // offset of the open section's size field, 0 when none is open
 };
 
 // Sequential little-endian reads inside one section.

@@ -98,6 +98,21 @@ Fr decode_zkey_coefficient(const uint8_t* bytes, bool& ok) {
   return Fr::from_montgomery(stored) * Fr::from_montgomery(ff::BigInt<4>::from_u64(1));
 }
 
+void encode_zkey_coefficient(const Fr& v, uint8_t* out) {
+  // v R as a field element has the Montgomery representation v R^2 mod r.
+  static const Fr r_mod_r = Fr::from_u64(2).pow(256);
+  store_limbs((v * r_mod_r).mont, out);
+}
+
+void write_prime(BinaryFileWriter& out, std::span<const uint64_t> prime) {
+  out.u32(uint32_t(8 * prime.size()));
+  for (uint64_t limb : prime) {
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++) b[i] = uint8_t(limb >> (8 * i));
+    out.bytes(b);
+  }
+}
+
 bool decode_fp_montgomery(const uint8_t* bytes, Fp& out) {
   const ff::BigInt<6> stored = load_limbs<6>(bytes);
   if (!below(stored, Fp::modulus())) return false;

@@ -49,6 +49,9 @@ void expect_prime(SectionReader& in, std::span<const uint64_t> expected, std::st
 Fr read_canonical_fr(SectionReader& in, std::string_view field);
 // A .zkey section 4 coefficient (stored v R^2 mod r); returns v.
 Fr decode_zkey_coefficient(const uint8_t* bytes, bool& ok);
+void encode_zkey_coefficient(const Fr& v, uint8_t* out);
+// A field's byte width and prime as a .zkey header or .wtns/.r1cs field section starts.
+void write_prime(BinaryFileWriter& out, std::span<const uint64_t> prime);
 
 // Decoding without a reader (bulk sections); ok is false for a coordinate not below q.
 bool decode_fp_montgomery(const uint8_t* bytes, Fp& out);

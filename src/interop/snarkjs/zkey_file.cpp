@@ -2,13 +2,21 @@
 
 #include <atomic>
 #include <bit>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
 #include <tbb/parallel_for.h>
+
+#include "interop/snarkjs/checked_keys.hpp"
 
 namespace cuzk::snarkjs {
 namespace {
 
 constexpr uint32_t kGroth16Protocol = 1;
 constexpr size_t kCoefficientBytes = 12 + kFrBytes;
+constexpr uint32_t kZkeyVersion = 1;  // what zkey_new.js writes
+constexpr uint32_t kZkeySections = 10;
+constexpr size_t kCircuitHashBytes = 64;  // blake2b-512, section 10's first field
 
 // Decodes count points of one section in parallel; the first bad one (lowest index) is reported.
 template <class Point, class Decode>
@@ -50,8 +58,19 @@ std::vector<G2Affine> read_g2_points(SectionReader& in, size_t count, const char
 
 unsigned Zkey::log_domain_size() const { return unsigned(std::countr_zero(domain_size)); }
 
-Zkey read_zkey(const std::string& path, const ZkeyReadOptions& options) {
-  return parse_zkey(BinaryFile::read(path, "zkey", 2), options);
+Zkey read_zkey(const std::string& path, const ZkeyReadOptions& options, ZkeyReadReport* report) {
+  const BinaryFile file = BinaryFile::read(path, "zkey", 2);
+  if (options.checked_keys_dir.empty() || !options.check_subgroup) return parse_zkey(file, options);
+  const CheckedKeys memo(options.checked_keys_dir);
+  ZkeyReadReport r;
+  r.sha256 = CheckedKeys::digest(file.bytes());
+  r.remembered = memo.contains(r.sha256);
+  ZkeyReadOptions parse_options = options;
+  parse_options.check_subgroup = !r.remembered;
+  Zkey z = parse_zkey(file, parse_options);
+  if (!r.remembered) r.not_recorded = memo.remember(r.sha256, file.bytes().size());
+  if (report) *report = std::move(r);
+  return z;
 }
 
 Zkey parse_zkey(const BinaryFile& file, const ZkeyReadOptions& options) {
@@ -150,6 +169,101 @@ Zkey parse_zkey(const BinaryFile& file, const ZkeyReadOptions& options) {
     z.h = read_g1_points(in, z.domain_size, "H", bulk);
   }
   return z;
+}
+
+namespace {
+
+template <class Point, class Encode>
+void write_points(BinaryFileWriter& out, uint32_t section, const std::vector<Point>& points, size_t point_bytes,
+                  Encode encode) {
+  out.begin_section(section);
+  const std::span<uint8_t> room = out.reserve(points.size() * point_bytes);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, points.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); i++) encode(points[i], room.data() + i * point_bytes);
+  });
+  out.end_section();
+}
+
+void write_g1_points(BinaryFileWriter& out, uint32_t section, const std::vector<G1Affine>& points) {
+  write_points(out, section, points, kG1Bytes, [](const G1Affine& p, uint8_t* b) { encode_g1(p, b); });
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize_zkey(const Zkey& z) {
+  if (z.a.size() != z.vars || z.b_g1.size() != z.vars || z.b_g2.size() != z.vars ||
+      z.ic.size() != size_t(z.publics) + 1 || z.c.size() + z.publics + 1 != z.vars || z.h.size() != z.domain_size) {
+    throw std::invalid_argument("serialize_zkey: the key's point counts disagree with its header");
+  }
+  BinaryFileWriter out("zkey", kZkeyVersion, kZkeySections);
+  out.begin_section(1);
+  out.u32(kGroth16Protocol);
+  out.end_section();
+
+  out.begin_section(2);
+  write_prime(out, Fp::modulus().limb);
+  write_prime(out, Fr::modulus().limb);
+  out.u32(z.vars);
+  out.u32(z.publics);
+  out.u32(z.domain_size);
+  uint8_t g1[kG1Bytes], g2[kG2Bytes];
+  for (const G1Affine* p : {&z.alpha_g1, &z.beta_g1}) {
+    encode_g1(*p, g1);
+    out.bytes(g1);
+  }
+  for (const G2Affine* p : {&z.beta_g2, &z.gamma_g2}) {
+    encode_g2(*p, g2);
+    out.bytes(g2);
+  }
+  encode_g1(z.delta_g1, g1);
+  out.bytes(g1);
+  encode_g2(z.delta_g2, g2);
+  out.bytes(g2);
+  out.end_section();
+
+  write_g1_points(out, 3, z.ic);
+
+  out.begin_section(4);
+  out.u32(uint32_t(z.coefficients.size()));
+  for (const ZkeyCoefficient& c : z.coefficients) {
+    out.u32(c.matrix);
+    out.u32(c.constraint);
+    out.u32(c.signal);
+    uint8_t v[kFrBytes];
+    encode_zkey_coefficient(c.value, v);
+    out.bytes(v);
+  }
+  out.end_section();
+
+  write_g1_points(out, 5, z.a);
+  write_g1_points(out, 6, z.b_g1);
+  write_points(out, 7, z.b_g2, kG2Bytes, [](const G2Affine& p, uint8_t* b) { encode_g2(p, b); });
+  write_g1_points(out, 8, z.c);
+  write_g1_points(out, 9, z.h);
+
+  out.begin_section(10);
+  const uint8_t no_hash[kCircuitHashBytes] = {};
+  out.bytes(no_hash);
+  out.u32(0);  // contributions
+  out.end_section();
+  return std::move(out).finish();
+}
+
+void write_zkey(const Zkey& zkey, const std::string& path) {
+  const std::vector<uint8_t> bytes = serialize_zkey(zkey);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (!f.flush()) {
+      std::remove(tmp.c_str());
+      throw FormatError(path + ": cannot write the zkey (" + std::to_string(bytes.size()) + " bytes) to " + tmp);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw FormatError(path + ": cannot rename " + tmp + " to it");
+  }
 }
 
 }  // namespace cuzk::snarkjs

@@ -52,12 +52,30 @@ struct ZkeyReadOptions {
   // The bulk sections' points (A, B1, B2, C, H) are always checked on the curve; this adds the
   // subgroup check for them too (the header and IC points are always fully checked).
   bool check_subgroup = true;
+  // A CheckedKeys directory (checked_keys.hpp), "" for none: read_zkey skips the bulk subgroup
+  // checks of a file whose SHA-256 is recorded there, and records a file that passes them.
+  std::string checked_keys_dir;
+};
+
+// How read_zkey checked the file.
+struct ZkeyReadReport {
+  std::string sha256;        // of the whole file, when a checked-keys directory was given
+  bool remembered = false;   // its digest was recorded: the bulk subgroup checks were skipped
+  std::string not_recorded;  // why a fully checked file could not be recorded ("" when it was)
 };
 
 // Throws FormatError naming the section and offset for a malformed or truncated file, a
 // protocol other than Groth16, another curve (bn128 keys are refused with their prime), section
 // sizes that disagree with the header, or a point that is not on the curve or subgroup.
-Zkey read_zkey(const std::string& path, const ZkeyReadOptions& options = {});
+Zkey read_zkey(const std::string& path, const ZkeyReadOptions& options = {}, ZkeyReadReport* report = nullptr);
 Zkey parse_zkey(const BinaryFile& file, const ZkeyReadOptions& options = {});
+
+// The file as snarkjs lays out a key after `zkey contribute` (version 1, sections 1 to 10 in
+// order), which parse_zkey and snarkjs read back as this key. Section 10 records no contributions
+// and an all-zero circuit hash: snarkjs proves and exports keys with it, `zkey verify` refuses it.
+std::vector<uint8_t> serialize_zkey(const Zkey& zkey);
+// serialize_zkey into path through a temporary file beside it and a rename; throws FormatError
+// naming the path when it cannot be written.
+void write_zkey(const Zkey& zkey, const std::string& path);
 
 }  // namespace cuzk::snarkjs

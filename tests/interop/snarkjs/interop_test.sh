@@ -6,7 +6,10 @@
 #   - cuzk's verification key export is what snarkjs verifies with;
 #   - cuzk-bench's CPU proof is accepted by `snarkjs groth16 verify`, with snarkjs' public
 #     signals, and rejected once tampered;
-#   - the same for the CUDA backend when nvidia-smi sees a GPU (else reported as skipped).
+#   - the same for the CUDA backend when nvidia-smi sees a GPU (else reported as skipped);
+#   - a key from `cuzk-bench snarkjs setup` (known toxic waste) is one snarkjs reads, exports a
+#     verification key from and proves with: its proof and cuzk's verify under that key;
+#   - with --checked-keys, the second read of a key skips the subgroup checks it passed.
 #
 # Usage: interop_test.sh BUILD_DIR NPM_DIR
 #   BUILD_DIR: cuzk's build directory (bench/cuzk-bench, src/cli/cuzk; CUZK_BENCH_BIN and
@@ -157,7 +160,7 @@ prove_with_cuzk() {
     local backend="$1"
     local proof="$WORK/cuzk_${backend}_proof.json" public="$WORK/cuzk_${backend}_public.json"
     expect_exit "cuzk-bench snarkjs prove --backend $backend" "0" -- \
-        "$CUZK_BENCH_BIN" snarkjs prove "$WORK/chain.zkey" "$WORK/chain.wtns" "$proof" "$public" --backend "$backend"
+        "$CUZK_BENCH_BIN" snarkjs prove "$WORK/chain.zkey" "$WORK/chain.wtns" "$proof" "$public" --backend "$backend" --no-checked-keys
     if [[ ! -f "$proof" || ! -f "$public" ]]; then
         failed "cuzk-bench snarkjs prove --backend $backend wrote no $proof or $public"
         return
@@ -190,6 +193,50 @@ elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -
     prove_with_cuzk cuda
 else
     echo "SKIPPED: cuzk's CUDA proof (no GPU: nvidia-smi missing or lists none)"
+fi
+
+echo "== cuzk-bench snarkjs setup: a key snarkjs proves with"
+SETUP_ZKEY="$WORK/cuzk_setup.zkey" SETUP_VK="$WORK/cuzk_setup_vk.json"
+expect_exit "cuzk-bench snarkjs setup" "0" -- "$CUZK_BENCH_BIN" snarkjs setup "$WORK/chain_main.r1cs" "$SETUP_ZKEY"
+if [[ ! -f "$SETUP_ZKEY" ]]; then
+    failed "cuzk-bench snarkjs setup wrote no $SETUP_ZKEY"
+elif ! snarkjs zkey export verificationkey "$SETUP_ZKEY" "$SETUP_VK" >/dev/null 2>&1; then
+    failed "snarkjs cannot export the verification key of cuzk's $SETUP_ZKEY"
+else
+    check "snarkjs exports the verification key of cuzk's key"
+    if snarkjs groth16 prove "$SETUP_ZKEY" "$WORK/chain.wtns" "$WORK/setup_snarkjs_proof.json" \
+        "$WORK/setup_snarkjs_public.json" >/dev/null 2>&1; then
+        check "snarkjs proves with cuzk's key"
+        if snarkjs_verifies "$SETUP_VK" "$WORK/setup_snarkjs_public.json" "$WORK/setup_snarkjs_proof.json"; then
+            check "snarkjs verifies its proof made with cuzk's key"
+        else
+            failed "snarkjs rejects its proof made with cuzk's key $SETUP_ZKEY"
+        fi
+        if snarkjs_verifies "$VK" "$WORK/setup_snarkjs_public.json" "$WORK/setup_snarkjs_proof.json"; then
+            failed "a proof under cuzk's key verifies under snarkjs' own key (the setups are not independent)"
+        else
+            check "the proof does not verify under snarkjs' own key"
+        fi
+    else
+        failed "snarkjs groth16 prove fails with cuzk's key $SETUP_ZKEY"
+    fi
+    CHECKED="$WORK/checked-keys"
+    expect_exit "cuzk-bench snarkjs prove with cuzk's key (first read, every point checked)" "0" -- \
+        "$CUZK_BENCH_BIN" snarkjs prove "$SETUP_ZKEY" "$WORK/chain.wtns" "$WORK/setup_cuzk_proof.json" \
+        "$WORK/setup_cuzk_public.json" --checked-keys "$CHECKED"
+    if snarkjs_verifies "$SETUP_VK" "$WORK/setup_cuzk_public.json" "$WORK/setup_cuzk_proof.json"; then
+        check "snarkjs verifies cuzk's proof made with cuzk's key"
+    else
+        failed "snarkjs rejects cuzk's proof made with cuzk's key"
+    fi
+    second="$("$CUZK_BENCH_BIN" snarkjs prove "$SETUP_ZKEY" "$WORK/chain.wtns" "$WORK/setup_cuzk_proof.json" \
+        "$WORK/setup_cuzk_public.json" --checked-keys "$CHECKED" 2>&1)" || true
+    if [[ "$second" == *"recorded in $CHECKED: points checked on the curve, not again for the subgroup"* ]]; then
+        check "the second read of the key skips the subgroup checks it passed"
+    else
+        echo "$second" | tail -5 >&2
+        failed "the second read of $SETUP_ZKEY with --checked-keys did not find its record"
+    fi
 fi
 
 if ((failures > 0)); then

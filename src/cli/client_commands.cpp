@@ -13,20 +13,28 @@
 #include <fstream>
 #include <grpcpp/grpcpp.h>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
+#include "ff/fr.hpp"
 #include "filecoin/challenges.hpp"
+#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+#include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/porep_parameters.hpp"
+#include "filecoin/registered_post_proof.hpp"
 #include "filecoin/registered_proof.hpp"
 #include "filecoin/seal_commit_phase1.hpp"
 #include "filecoin/seal_verify.hpp"
 #include "groth16/param_file.hpp"
 #include "interop/snarkjs/json_io.hpp"
 #include "interop/snarkjs/verifier.hpp"
+#include "kinds/base64.hpp"
 
 namespace cuzk::cli {
 
@@ -80,8 +88,8 @@ std::string lower(std::string s) {
   return s;
 }
 
-// --priority: a level name, or an integer: the order within the normal level (priority_offset).
-// Throws std::invalid_argument.
+// --priority: a level name, or an integer: the order within the request's level (priority_offset;
+// the level is normal unless the command sets its kind's). Throws std::invalid_argument.
 void set_priority(const std::string& text, v1::SubmitProofRequest& req) {
   if (text.empty()) return;
   const std::string t = lower(text);
@@ -99,7 +107,7 @@ void set_priority(const std::string& text, v1::SubmitProofRequest& req) {
   if (used != text.size() || offset < -999 || offset > 999) {
     throw std::invalid_argument("--priority " + text +
                                 ": give low, normal, high or critical, or a number from -999 to 999 (order within "
-                                "the normal level, higher first)");
+                                "the level, higher first)");
   }
   req.set_priority_offset(int32_t(offset));
 }
@@ -129,12 +137,126 @@ std::string read_file(const std::string& path, const char* what) {
   return std::move(s).str();
 }
 
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// A registered proof's id given in decimal digits; every registry is small, so a long number is
+// no id (and std::stoull cannot overflow). Throws std::invalid_argument.
+uint64_t registered_proof_id(const std::string& text) {
+  if (text.size() > 9) throw std::invalid_argument("no registered proof has the id " + text);
+  return std::stoull(text);
+}
+
 // --registered-proof: a RegisteredSealProof name or id. Throws std::invalid_argument.
 const filecoin::SealProofInfo& registered_proof_arg(const std::string& text) {
-  if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    return filecoin::seal_proof_info_by_id(std::stoull(text));
-  }
+  if (all_digits(text)) return filecoin::seal_proof_info_by_id(registered_proof_id(text));
   return filecoin::seal_proof_info(text);
+}
+
+// --registered-proof of `prove window-post` / `prove winning-post`: a RegisteredPoStProof name or
+// id of that type. Throws std::invalid_argument.
+const filecoin::PoStProofInfo& post_proof_arg(const std::string& text, bool winning) {
+  const filecoin::PoStProofInfo* info = nullptr;
+  try {
+    info = all_digits(text) ? &filecoin::post_proof_info_by_id(registered_proof_id(text))
+                            : &filecoin::post_proof_info(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--registered-proof " + text + ": " + e.what());
+  }
+  if ((info->type == filecoin::PoStType::kWinning) != winning) {
+    throw std::invalid_argument(fmt::format(
+        "--registered-proof {}: {} is a {} proof; `cuzk prove {}` takes a {} one (e.g. {})", text, info->name,
+        winning ? "WindowPoSt" : "WinningPoSt", winning ? "winning-post" : "window-post",
+        winning ? "WinningPoSt" : "WindowPoSt", winning ? "StackedDrgWinning32GiBV1" : "StackedDrgWindow32GiBV1_2"));
+  }
+  return *info;
+}
+
+// --registered-proof of `prove snap`: a RegisteredUpdateProof name or id. Throws
+// std::invalid_argument.
+const filecoin::UpdateProofInfo& update_proof_arg(const std::string& text) {
+  try {
+    return all_digits(text) ? filecoin::update_proof_info_by_id(registered_proof_id(text))
+                            : filecoin::update_proof_info(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--registered-proof " + text + ": " + e.what());
+  }
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The hex digits of text after an optional 0x; nullopt when another character is there.
+std::optional<std::string_view> hex_digits(std::string_view text) {
+  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return hex_digit(c) >= 0; })) return std::nullopt;
+  return text;
+}
+
+// RFC 4648 base32, lower case, without padding (multibase 'b', as CIDs are written); nullopt for
+// another character or bits left over that are not zero padding.
+std::optional<std::string> base32_decode(std::string_view text) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = c >= 'a' && c <= 'z' ? c - 'a' : c >= '2' && c <= '7' ? c - '2' + 26 : -1;
+    if (v < 0) return std::nullopt;
+    acc = acc << 5 | uint32_t(v);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out += char(acc >> bits & 0xff);
+      acc &= (uint32_t(1) << bits) - 1;
+    }
+  }
+  if (bits >= 5 || acc != 0) return std::nullopt;
+  return out;
+}
+
+// The digest of a commitment's CID (go-fil-commcid: CIDv1, codec fil-commitment-sealed with
+// poseidon-bls12_381-a2-fc1 for a CommR, fil-commitment-unsealed with sha2-256-trunc254-padded for a
+// CommD, a 32-byte digest: the raw commitment). Throws std::invalid_argument naming the option.
+std::string commitment_from_cid(const std::string& text, const std::string& option, bool sealed) {
+  constexpr uint64_t kSealedCodec = 0xf102, kUnsealedCodec = 0xf101, kPoseidonHash = 0xb401, kShaTruncHash = 0x1012;
+  const std::string kind = sealed ? "CommR" : "CommD";
+  std::optional<std::string> bytes;
+  if (text.size() > 1 && text[0] == 'b') bytes = base32_decode(std::string_view(text).substr(1));
+  if (!bytes) {
+    throw std::invalid_argument(
+        fmt::format("{} {}: give the {} as 64 hex digits (its 32 raw bytes) or as its CID ({}...)", option, text, kind,
+                    sealed ? "bagboea4b5abc" : "baga6ea4seaq"));
+  }
+  size_t at = 0;
+  auto varint = [&]() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 63; shift += 7) {
+      if (at >= bytes->size()) throw std::invalid_argument(fmt::format("{} {}: the CID ends early", option, text));
+      const uint8_t b = uint8_t((*bytes)[at++]);
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    throw std::invalid_argument(fmt::format("{} {}: a CID field is longer than a varint", option, text));
+  };
+  const uint64_t version = varint(), codec = varint(), hash = varint(), length = varint();
+  const uint64_t want_codec = sealed ? kSealedCodec : kUnsealedCodec,
+                 want_hash = sealed ? kPoseidonHash : kShaTruncHash;
+  if (version != 1 || codec != want_codec || hash != want_hash) {
+    throw std::invalid_argument(fmt::format(
+        "{} {}: a CIDv{} of codec {:#x} and hash {:#x}; a {} is a CIDv1 of {} ({:#x}) and {} ({:#x})", option, text,
+        version, codec, hash, kind, sealed ? "fil-commitment-sealed" : "fil-commitment-unsealed", want_codec,
+        sealed ? "poseidon-bls12_381-a2-fc1" : "sha2-256-trunc254-padded", want_hash));
+  }
+  if (length != 32 || bytes->size() - at != 32) {
+    throw std::invalid_argument(
+        fmt::format("{} {}: the CID's digest is {} bytes; a {} is 32", option, text, bytes->size() - at, kind));
+  }
+  return bytes->substr(at);
 }
 
 // The "registered_proof" of a Commit1 output's JSON, without parsing the rest (tens of MB for
@@ -188,27 +310,32 @@ uint64_t parse_miner(const std::string& text) {
   return std::stoull(digits);
 }
 
+std::string parse_hex32(const std::string& text, const std::string& option) {
+  std::optional<std::string_view> digits = hex_digits(text);
+  if (!digits || digits->size() != 64) {
+    throw std::invalid_argument(fmt::format("{} {}: give 32 bytes as 64 hex digits{}", option, text,
+                                            digits ? fmt::format(" ({} given)", digits->size()) : " (0-9, a-f)"));
+  }
+  std::string out(32, '\0');
+  for (size_t i = 0; i < 32; i++) out[i] = char(hex_digit((*digits)[2 * i]) << 4 | hex_digit((*digits)[2 * i + 1]));
+  return out;
+}
+
+std::string parse_commitment(const std::string& text, const std::string& option, bool sealed) {
+  std::string raw = hex_digits(text) ? parse_hex32(text, option) : commitment_from_cid(text, option, sealed);
+  ff::Fr x;
+  if (!ff::Fr::from_bytes_le(reinterpret_cast<const uint8_t*>(raw.data()), x)) {
+    throw std::invalid_argument(fmt::format(
+        "{} {}: not a commitment: its 32 bytes, read little-endian, are not below the BLS12-381 scalar field's "
+        "modulus",
+        option, text));
+  }
+  return raw;
+}
+
 std::string curio_c1_envelope(const std::string& c1_json, uint64_t sector_number, uint64_t sector_size) {
-  // Standard base64 with padding, as Go's encoding/json writes a []byte.
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string b64;
-  b64.reserve((c1_json.size() + 2) / 3 * 4);
-  const auto* in = reinterpret_cast<const unsigned char*>(c1_json.data());
-  size_t i = 0;
-  for (; i + 3 <= c1_json.size(); i += 3) {
-    uint32_t v = uint32_t(in[i]) << 16 | uint32_t(in[i + 1]) << 8 | in[i + 2];
-    b64 += kAlphabet[v >> 18];
-    b64 += kAlphabet[(v >> 12) & 63];
-    b64 += kAlphabet[(v >> 6) & 63];
-    b64 += kAlphabet[v & 63];
-  }
-  if (size_t rest = c1_json.size() - i; rest > 0) {
-    uint32_t v = uint32_t(in[i]) << 16 | (rest == 2 ? uint32_t(in[i + 1]) << 8 : 0);
-    b64 += kAlphabet[v >> 18];
-    b64 += kAlphabet[(v >> 12) & 63];
-    b64 += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    b64 += '=';
-  }
+  // Phase1Out is a []byte: Go's encoding/json writes it as standard base64 with padding.
+  const std::string b64 = kinds::base64_encode(c1_json);
   // Go writes SectorNum as int64 (Curio converts the sector number with int64()).
   return fmt::format("{{\"SectorNum\":{},\"Phase1Out\":\"{}\",\"SectorSize\":{}}}", int64_t(sector_number), b64,
                      sector_size);
@@ -443,6 +570,168 @@ int Client::prove_porep(const PoRepArgs& a) {
   c1 = {};
   // The daemon reads and checks the Commit1 output before it answers (seconds for 32 GiB).
   return submit_and_wait(req, fmt::format("PoRep {}, miner t0{}, sector {}", info->name, req.miner_id(), a.sector),
+                         a.out, std::chrono::seconds(600));
+}
+
+namespace {
+
+std::span<const uint8_t> byte_span(std::string_view bytes) {
+  return {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+}
+
+// Curio's snap-vproof.json (Go's encoding/json of the [][]byte GenerateUpdateVanillaProofs
+// returns: an array of base64 strings), else nullopt. Throws std::runtime_error naming the file for
+// a JSON array that does not hold base64 strings.
+std::optional<std::vector<std::string>> curio_snap_vanilla_json(const std::string& path, const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '[') return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return std::nullopt;  // bincode that starts with '[' (0x5b)
+  std::vector<std::string> out;
+  for (size_t i = 0; i < j.size(); i++) {
+    if (!j[i].is_string()) {
+      throw std::runtime_error(
+          fmt::format("{}: element {} of the JSON array is not a string; Curio's snap-vproof.json holds one base64 "
+                      "PartitionProof per partition",
+                      path, i));
+    }
+    try {
+      out.push_back(kinds::base64_decode(j[i].get<std::string>()));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(fmt::format("{}: element {} is not base64: {}", path, i, e.what()));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int Client::prove_post(const PoStArgs& a, bool winning) {
+  const char* kind = winning ? "WinningPoSt" : "WindowPoSt";
+  v1::SubmitProofRequest req;
+  // Curio's levels (WinningPoStCuzk: CRITICAL, WindowPoStCuzk: HIGH); --priority changes them.
+  req.set_priority(winning ? v1::CRITICAL : v1::HIGH);
+  const filecoin::PoStProofInfo* info = nullptr;
+  std::string randomness;
+  try {
+    req.set_miner_id(parse_miner(a.miner));
+    set_priority(a.priority, req);
+    info = &post_proof_arg(a.registered_proof, winning);
+    randomness = parse_hex32(a.randomness, "--randomness");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
+  const size_t most = winning ? 1 : info->params.sector_count;
+  if (a.vanilla.empty() || a.vanilla.size() > most) {
+    std::cerr << fmt::format("cuzk: {} vanilla proofs given; {} takes {}\n", a.vanilla.size(), info->name,
+                             winning ? std::string("one (--vanilla FILE: the challenged sector's)")
+                                     : fmt::format("1 to {} (--vanilla FILE for each sector of the partition)", most));
+    return kUsage;
+  }
+  // Each file is checked here, so that a wrong or broken file is named; whether its openings are
+  // the challenges of this randomness and partition the daemon checks when it answers.
+  std::map<uint64_t, std::string> sectors;  // sector id -> its file
+  try {
+    for (const std::string& path : a.vanilla) {
+      std::string bytes = read_file(path, "vanilla proof");
+      filecoin::FallbackPoStSectorProof proof;
+      try {
+        proof = filecoin::read_fallback_post_sector_proof(byte_span(bytes), *info);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(
+            fmt::format("{}: not a bincode FallbackPoStSectorProof of {}: {}", path, info->name, e.what()));
+      }
+      if (proof.sectors.size() != 1) {
+        throw std::runtime_error(fmt::format(
+            "{}: holds {} sector proofs; one is expected (one sector's vanilla proof, as GenerateSingleVanillaProof "
+            "writes it)",
+            path, proof.sectors.size()));
+      }
+      if (auto [it, fresh] = sectors.emplace(proof.sector_id, path); !fresh) {
+        throw std::runtime_error(fmt::format("{} and {} both prove sector {}", it->second, path, proof.sector_id));
+      }
+      req.add_vanilla_proofs(std::move(bytes));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kInputError;
+  }
+  req.set_request_id(a.request_id);
+  req.set_proof_kind(winning ? v1::WINNING_POST : v1::WINDOW_POST_PARTITION);
+  req.set_sector_size(info->params.sector_size);
+  req.set_registered_proof(info->id());
+  req.set_randomness(randomness);
+  if (!winning) req.set_partition_index(a.partition);
+  const std::string what =
+      winning ? fmt::format("{} {}, miner t0{}, sector {}", kind, info->name, req.miner_id(), sectors.begin()->first)
+              : fmt::format("{} {}, miner t0{}, partition {}, {} sector{}", kind, info->name, req.miner_id(),
+                            a.partition, sectors.size(), sectors.size() == 1 ? "" : "s");
+  // The daemon checks every opening before it answers.
+  return submit_and_wait(req, what, a.out, std::chrono::seconds(600));
+}
+
+int Client::prove_snap(const SnapArgs& a) {
+  v1::SubmitProofRequest req;
+  req.set_priority(v1::NORMAL);  // as Curio's ProveUpdateCuzk; --priority changes it
+  const filecoin::UpdateProofInfo* info = nullptr;
+  try {
+    req.set_miner_id(parse_miner(a.miner));
+    set_priority(a.priority, req);
+    info = &update_proof_arg(a.registered_proof);
+    req.set_comm_r_old(parse_commitment(a.comm_r_old, "--comm-r-old", true));
+    req.set_comm_r_new(parse_commitment(a.comm_r_new, "--comm-r-new", true));
+    req.set_comm_d_new(parse_commitment(a.comm_d_new, "--comm-d-new", false));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kUsage;
+  }
+  // The partitions in order, each named by its file (and its place in a snap-vproof.json).
+  std::vector<std::pair<std::string, std::string>> parts;
+  try {
+    for (const std::string& path : a.vanilla) {
+      std::string text = read_file(path, "vanilla proof");
+      if (std::optional<std::vector<std::string>> list = curio_snap_vanilla_json(path, text)) {
+        for (size_t i = 0; i < list->size(); i++) parts.emplace_back(fmt::format("{} [{}]", path, i), (*list)[i]);
+      } else {
+        parts.emplace_back(path, std::move(text));
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return kInputError;
+  }
+  const size_t partitions = info->params.partition_count;
+  if (parts.size() != partitions) {
+    std::cerr << fmt::format(
+        "cuzk: {} vanilla proofs given; {} has {} partition{}: give one PartitionProof per partition in partition "
+        "order (--vanilla FILE each), or Curio's snap-vproof.json\n",
+        parts.size(), info->name, partitions, partitions == 1 ? "" : "s");
+    return kUsage;
+  }
+  // Each partition is read here, so that a wrong or broken file is named; whether it fits the
+  // commitments and its partition the daemon checks when it answers.
+  for (size_t k = 0; k < parts.size(); k++) {
+    auto& [name, bytes] = parts[k];
+    try {
+      filecoin::read_empty_sector_update_partition_proof(byte_span(bytes), info->params);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << fmt::format("cuzk: {}: not a bincode PartitionProof of {} (partition {}): {}\n", name, info->name, k,
+                               e.what());
+      return kInputError;
+    }
+    req.add_vanilla_proofs(std::move(bytes));
+  }
+  parts = {};
+  req.set_request_id(a.request_id);
+  req.set_proof_kind(v1::SNAP_DEALS_UPDATE);
+  req.set_sector_size(info->sector_size);
+  req.set_registered_proof(info->id());
+  req.set_sector_number(a.sector);
+  // The daemon checks every partition as the verifier does before it answers.
+  return submit_and_wait(req,
+                         fmt::format("SnapDeals {}, miner t0{}, sector {}, {} partition{}", info->name, req.miner_id(),
+                                     a.sector, partitions, partitions == 1 ? "" : "s"),
                          a.out, std::chrono::seconds(600));
 }
 
@@ -716,6 +1005,83 @@ FilecoinCommands::FilecoinCommands(CLI::App& app) {
                            "Write the proof bytes (192 per partition, as seal_commit_phase2 returns them) here");
   prove_porep_->add_flag("--json", json_, "Print the result as JSON");
 
+  // The options the PoSt commands share.
+  auto post_options = [this](CLI::App* cmd, bool winning) {
+    cmd->add_option("--vanilla", post_.vanilla,
+                    winning ? "The challenged sector's vanilla proof: a bincode FallbackPoStSectorProof (its 66 "
+                              "openings) as filecoin-ffi's GenerateSingleVanillaProof writes it"
+                            : "A sector's vanilla proof: a bincode FallbackPoStSectorProof as filecoin-ffi's "
+                              "GenerateSingleVanillaProof writes it (cuzk-bench post-vanilla makes one); repeat it "
+                              "for each sector of the partition")
+        ->required()
+        ->type_name("FILE");
+    cmd->add_option("--registered-proof", post_.registered_proof,
+                    winning ? "RegisteredPoStProof name or id, e.g. StackedDrgWinning32GiBV1 or 3"
+                            : "RegisteredPoStProof name or id, e.g. StackedDrgWindow32GiBV1_2 or 13")
+        ->required();
+    cmd->add_option("--miner", post_.miner, "The miner: t01000, f01000 or 1000")->required();
+    cmd->add_option("--randomness", post_.randomness,
+                    "The challenge randomness the vanilla proofs were made with: 32 bytes as 64 hex digits")
+        ->required();
+    if (!winning) {
+      cmd->add_option("--partition", post_.partition,
+                      "The partition's index in the deadline (the vanilla proofs' challenges depend on it)")
+          ->required();
+    }
+    cmd->add_option("--request-id", post_.request_id, "Job id (default: the daemon picks one)");
+    cmd->add_option("--priority", post_.priority,
+                    winning ? "low, normal, high or critical, or -999..999 within critical (default critical, as "
+                              "Curio sends WinningPoSt)"
+                            : "low, normal, high or critical, or -999..999 within high (default high, as Curio sends "
+                              "WindowPoSt)");
+    cmd->add_option("--out", post_.out, "Write the proof bytes (192) here");
+    cmd->add_flag("--json", json_, "Print the result as JSON");
+  };
+  prove_window_post_ = prove->add_subcommand(
+      "window-post",
+      "Prove one WindowPoSt partition from its sectors' vanilla proofs (sent as Curio sends them); Ctrl-C cancels it");
+  post_options(prove_window_post_, false);
+  prove_winning_post_ = prove->add_subcommand(
+      "winning-post",
+      "Prove a WinningPoSt from the challenged sector's vanilla proof (sent as Curio sends it); Ctrl-C cancels it");
+  post_options(prove_winning_post_, true);
+
+  prove_snap_ = prove->add_subcommand(
+      "snap",
+      "Prove a SnapDeals update (EmptySectorUpdate) from its partitions' vanilla proofs (sent as Curio sends them); "
+      "Ctrl-C cancels it");
+  prove_snap_
+      ->add_option("--vanilla", snap_.vanilla,
+                   "The update's vanilla proofs: a bincode PartitionProof per partition, in partition order (repeat "
+                   "the option; 1 at 2 KiB, 4 at 8 MiB, 16 from 512 MiB), or Curio's snap-vproof.json (all of them, "
+                   "as GenerateUpdateVanillaProofs returns them)")
+      ->required()
+      ->type_name("FILE");
+  prove_snap_
+      ->add_option("--registered-proof", snap_.registered_proof,
+                   "RegisteredUpdateProof name or id, e.g. StackedDrg32GiBV1 or 3")
+      ->required();
+  prove_snap_->add_option("--miner", snap_.miner, "The miner: t01000, f01000 or 1000")->required();
+  prove_snap_->add_option("--sector", snap_.sector, "The sector number")->required();
+  prove_snap_
+      ->add_option("--comm-r-old", snap_.comm_r_old,
+                   "The sector key's CommR (the replica before the update): 64 hex digits of its 32 raw bytes, or "
+                   "its CID (bagboea4b5abc...)")
+      ->required();
+  prove_snap_
+      ->add_option("--comm-r-new", snap_.comm_r_new,
+                   "The updated replica's CommR: 64 hex digits of its 32 raw bytes, or its CID (bagboea4b5abc...)")
+      ->required();
+  prove_snap_
+      ->add_option("--comm-d-new", snap_.comm_d_new,
+                   "The new data's CommD: 64 hex digits of its 32 raw bytes, or its CID (baga6ea4seaq...)")
+      ->required();
+  prove_snap_->add_option("--request-id", snap_.request_id, "Job id (default: the daemon picks one)");
+  prove_snap_->add_option("--priority", snap_.priority,
+                          "low, normal, high or critical, or -999..999 within normal (default normal)");
+  prove_snap_->add_option("--out", snap_.out, "Write the proof bytes (192 per partition, concatenated) here");
+  prove_snap_->add_flag("--json", json_, "Print the result as JSON");
+
   CLI::App* verify = app.add_subcommand("verify", "Check a proof locally (no daemon needed)");
   verify_ = verify;
   // Either a subcommand (porep) or --snarkjs.
@@ -749,6 +1115,14 @@ std::optional<int> FilecoinCommands::run(const ClientOptions& options) const {
     o.json = o.json || json_;
     install_interrupt_handler();
     return Client(o).prove_porep(args_);
+  }
+  if (prove_window_post_->parsed() || prove_winning_post_->parsed() || prove_snap_->parsed()) {
+    ClientOptions o = options;
+    o.json = o.json || json_;
+    install_interrupt_handler();
+    Client client(o);
+    if (prove_snap_->parsed()) return client.prove_snap(snap_);
+    return client.prove_post(post_, prove_winning_post_->parsed());
   }
   if (verify_porep_->parsed()) return verify_porep(args_, json_ || options.json);
   if (verify_->parsed()) {

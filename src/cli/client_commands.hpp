@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cuzk/v1/proving.grpc.pb.h"
 
@@ -60,6 +61,33 @@ struct PoRepArgs {
   std::string proof, vk, param_cache;
 };
 
+// A WindowPoSt partition or a WinningPoSt: `cuzk prove window-post` and `cuzk prove winning-post`.
+struct PoStArgs {
+  // One bincode FallbackPoStSectorProof per sector (filecoin-ffi's GenerateSingleVanillaProof, as
+  // Curio sends them): WinningPoSt the challenged sector's; WindowPoSt the partition's sectors.
+  std::vector<std::string> vanilla;
+  std::string registered_proof;  // RegisteredPoStProof name or id
+  std::string miner;             // t01000, f01000 or 1000
+  std::string randomness;        // the 32-byte challenge seed as 64 hex digits
+  uint32_t partition = 0;        // WindowPoSt: the partition's index in the deadline
+  std::string request_id, priority;
+  std::string out;  // the proof bytes (192) go here
+};
+
+// A SnapDeals update: `cuzk prove snap`.
+struct SnapArgs {
+  // One bincode PartitionProof per partition in partition order (filecoin-ffi's
+  // GenerateUpdateVanillaProofs), or Curio's snap-vproof.json (a JSON array of them in base64).
+  std::vector<std::string> vanilla;
+  std::string registered_proof;  // RegisteredUpdateProof name or id
+  std::string miner;
+  uint64_t sector = 0;
+  // 64 hex digits of the raw 32 bytes, or the CID (bagboea4b5abc... sealed, baga6ea4seaq... unsealed).
+  std::string comm_r_old, comm_r_new, comm_d_new;
+  std::string request_id, priority;
+  std::string out;  // the proof bytes (192 per partition) go here
+};
+
 class Client {
  public:
   explicit Client(ClientOptions options);
@@ -75,6 +103,10 @@ class Client {
   // Sends the Commit1 output in Curio's envelope, waits, writes the proof bytes (192 per
   // partition, concatenated, as filecoin-ffi's seal_commit_phase2 returns them).
   int prove_porep(const PoRepArgs& a);
+  // Read and check the vanilla proof files and the options, send the request as Curio's
+  // WindowPoStCuzk / WinningPoStCuzk / ProveUpdateCuzk build it, wait, write the proof bytes.
+  int prove_post(const PoStArgs& a, bool winning);
+  int prove_snap(const SnapArgs& a);
 
  private:
   // Submits, then waits and reports; Ctrl-C cancels the job.
@@ -108,9 +140,18 @@ uint64_t parse_miner(const std::string& text);
 // (curio lib/ffi/cuzk_funcs.go wrapC1Output): compact, in that order, Phase1Out in base64.
 std::string curio_c1_envelope(const std::string& c1_json, uint64_t sector_number, uint64_t sector_size);
 
-// The Filecoin commands on the client's command line: `prove porep` (a subcommand of the
-// existing `prove`) and `verify porep`. Construct it after the `prove` subcommand exists; after
-// parsing, run() first: it returns the exit code when one of these commands was given.
+// The raw 32 bytes of a commitment option (--comm-r-old ...): 64 hex digits, or a CID of
+// Filecoin's commitment codecs (sealed: fil-commitment-sealed + poseidon-bls12_381-a2-fc1,
+// unsealed: fil-commitment-unsealed + sha2-256-trunc254-padded), as go-fil-commcid makes them;
+// either way a canonical field element. Throws std::invalid_argument naming the option.
+std::string parse_commitment(const std::string& text, const std::string& option, bool sealed);
+// 32 bytes from 64 hex digits (an optional 0x first); throws std::invalid_argument naming the option.
+std::string parse_hex32(const std::string& text, const std::string& option);
+
+// The Filecoin commands on the client's command line: `prove porep`, `prove window-post`,
+// `prove winning-post`, `prove snap` (subcommands of the existing `prove`) and `verify porep`.
+// Construct it after the `prove` subcommand exists; after parsing, run() first: it returns the
+// exit code when one of these commands was given.
 class FilecoinCommands {
  public:
   explicit FilecoinCommands(CLI::App& app);
@@ -118,8 +159,13 @@ class FilecoinCommands {
 
  private:
   PoRepArgs args_;
+  PoStArgs post_;
+  SnapArgs snap_;
   bool json_ = false;
   CLI::App* prove_porep_ = nullptr;
+  CLI::App* prove_window_post_ = nullptr;
+  CLI::App* prove_winning_post_ = nullptr;
+  CLI::App* prove_snap_ = nullptr;
   CLI::App* verify_porep_ = nullptr;
   CLI::App* verify_ = nullptr;
   std::vector<std::string> snarkjs_files_;  // `cuzk verify --snarkjs VK PUBLIC PROOF`

@@ -20,7 +20,7 @@ enum ExitCode : int {
   kInternal = 10,      // any other error
   kUnsupported = 11,   // a proof kind or proof the daemon (or client) does not make yet (UNIMPLEMENTED)
   kProofInvalid = 12,  // verify: the proof does not verify
-  kInputError = 13,    // an input file cannot be read or is malformed (Commit1 output, proof, verifying key)
+  kInputError = 13,    // an input file cannot be read or is malformed (Commit1 output, vanilla proof, proof, key)
   kInterrupted = 130,  // SIGINT while waiting
 };
 

@@ -144,7 +144,8 @@ int run_post_vanilla_command(const PostVanillaArgs& args);
 // done (valid), 1 invalid (proof, or a witness that does not satisfy --r1cs), 2 bad input.
 struct SnarkjsArgs {
   std::string zkey, wtns, r1cs, vk, proof, public_json;
-  std::string checked_keys;  // "" checks every key in full (snarkjs/checked_keys.hpp)
+  std::string checked_keys;   // "" checks every key in full (snarkjs/checked_keys.hpp)
+  uint64_t chain_length = 0;  // `chain`: N
   std::string backend = "cpu";
   int device = 0;
   unsigned repeat = 1;
@@ -153,6 +154,7 @@ int run_snarkjs_prove(const SnarkjsArgs& args);
 int run_snarkjs_verify(const SnarkjsArgs& args);
 int run_snarkjs_export_vk(const SnarkjsArgs& args);
 int run_snarkjs_setup(const SnarkjsArgs& args);
+int run_snarkjs_chain(const SnarkjsArgs& args);
 
 int run_gpu_msm_bench(const GpuMsmBenchArgs& args);  // only with CUZK_CUDA
 // Every GPU MSM of the process prints its phases' device times from now on (msm::cuda::

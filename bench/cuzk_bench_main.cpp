@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
 
   cuzk::bench::SnarkjsArgs sj;
   auto* sj_cmd =
-      app.add_subcommand("snarkjs", "snarkjs (circom) Groth16 over bls12381: prove, verify, export-vk, setup");
+      app.add_subcommand("snarkjs", "snarkjs (circom) Groth16 over bls12381: prove, verify, export-vk, setup, chain");
   sj_cmd->require_subcommand(1);
   auto* sj_prove = sj_cmd->add_subcommand(
       "prove", "prove with a .zkey and a .wtns into snarkjs' proof.json and public.json; per-phase table");
@@ -246,6 +246,15 @@ int main(int argc, char** argv) {
       "snarkjs' phase-2 preparation takes hours");
   sj_setup->add_option("r1cs", sj.r1cs, "the circuit (.r1cs, compiled with --prime bls12381)")->required();
   sj_setup->add_option("zkey", sj.zkey, "where the proving key (.zkey) goes")->required();
+  auto* sj_chain = sj_cmd->add_subcommand(
+      "chain",
+      "write circom's Chain(N) benchmark circuit (tests/interop/snarkjs/circuits/chain.circom) and its witness "
+      "for inputs a=3, b=5, x=7, as circom and snarkjs would: for machines without node");
+  sj_chain->add_option("n", sj.chain_length, "N, the chain's constraints (2^k - 4 fills a 2^k domain)")
+      ->required()
+      ->check(CLI::Range(uint64_t(1), (uint64_t(1) << 31) - 5));
+  sj_chain->add_option("r1cs", sj.r1cs, "where the circuit (.r1cs) goes")->required();
+  sj_chain->add_option("witness", sj.wtns, "where the witness (.wtns) goes")->required();
 
 #ifdef CUZK_HAVE_CUDA_MSM
   cuzk::bench::GpuMsmBenchArgs gpu_msm;
@@ -278,6 +287,7 @@ int main(int argc, char** argv) {
   if (sj_no_checked_keys) sj.checked_keys.clear();
   if (*sj_prove) return cuzk::bench::run_snarkjs_prove(sj);
   if (*sj_setup) return cuzk::bench::run_snarkjs_setup(sj);
+  if (*sj_chain) return cuzk::bench::run_snarkjs_chain(sj);
   if (*sj_verify) return cuzk::bench::run_snarkjs_verify(sj);
   if (*sj_export) return cuzk::bench::run_snarkjs_export_vk(sj);
   if (*synth_cmd) return cuzk::bench::run_synth_bench(synth);

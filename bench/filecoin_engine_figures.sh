@@ -7,11 +7,12 @@
 # RUN: porep32 (three 32 GiB C2 jobs, timeline in OUTDIR/porep32.json), window32 (three 32 GiB
 # WindowPoSt partitions), winning-beside / winning-reserve (WinningPoSt alone, then every 3 s beside
 # three 32 GiB C2 jobs, per engine.urgent_admission), snap32 (two 32 GiB SnapDeals proofs, 16
-# partitions each), gpu-tests (the gpu-labelled test programs beside cuzk-bench).
+# partitions each), gpu-tests (the gpu-labelled test programs beside cuzk-bench, the device-fault
+# tests of issue 29 included).
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 out=$1
@@ -36,7 +37,8 @@ for run in "$@"; do
     gpu-tests)
       dir=$(dirname "$bench")
       {
-        for t in "$dir"/*_gpu_test; do
+        for t in "$dir"/*_gpu_test "$dir"/*_gpu_faults_test; do
+          [ -x "$t" ] || continue
           echo "== $(basename "$t")"
           timeout "$limit" "$t" --gtest_brief=1 2>&1 | tail -5
         done

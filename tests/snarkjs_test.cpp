@@ -12,6 +12,7 @@
 
 #include "ec/curves.hpp"
 #include "interop/snarkjs/binary_file.hpp"
+#include "interop/snarkjs/chain_circuit.hpp"
 #include "interop/snarkjs/checked_keys.hpp"
 #include "interop/snarkjs/encoding.hpp"
 #include "interop/snarkjs/json_io.hpp"
@@ -493,6 +494,22 @@ TEST(SnarkjsSetup, KeyForTheFixtureCircuitHasSnarkjsLayoutAndProves) {
   EXPECT_FALSE(verify(vk, inputs, proof));
   // snarkjs' key is another setup: the proof is not valid under its verification key.
   EXPECT_FALSE(verify(verifying_key_from_zkey(snarkjs_key), public_signals(read_back, witness), proof));
+}
+
+// The Chain(24) of the fixtures, generated without circom: the same .r1cs and .wtns bytes as
+// circom and snarkjs wrote (inputs a=3, b=5, x=7 as in input.json); the witness satisfies it.
+TEST(SnarkjsChain, GeneratedChainEqualsCircomsFiles) {
+  const ChainCircuit c = make_chain_circuit(24, Fr::from_u64(3), Fr::from_u64(5), Fr::from_u64(7));
+  EXPECT_EQ(serialize_r1cs(c.r1cs), fixture_bytes("chain.r1cs"));
+  EXPECT_EQ(serialize_witness(c.witness), fixture_bytes("chain.wtns"));
+  EXPECT_EQ(first_unsatisfied_constraint(c.r1cs, c.witness), std::nullopt);
+  std::vector<Fr> bad = c.witness;
+  bad[10] += Fr::one();
+  EXPECT_NE(first_unsatisfied_constraint(c.r1cs, bad), std::nullopt);
+  const ChainCircuit one = make_chain_circuit(1, Fr::from_u64(3), Fr::from_u64(5), Fr::from_u64(7));
+  EXPECT_EQ(one.r1cs.wires, 5u);
+  EXPECT_EQ(one.witness[1], Fr::from_u64(21));
+  EXPECT_THROW(make_chain_circuit(0, Fr::one(), Fr::one(), Fr::one()), std::invalid_argument);
 }
 
 TEST(SnarkjsSetup, RefusesBadWaste) {

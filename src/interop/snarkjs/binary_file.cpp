@@ -1,5 +1,6 @@
 #include "interop/snarkjs/binary_file.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -67,6 +68,23 @@ std::vector<uint8_t> BinaryFileWriter::finish() && {
                            std::to_string(expected_sections_) + " declared");
   }
   return std::move(out_);
+}
+
+void write_binary_file(const std::string& path, std::span<const uint8_t> bytes, std::string_view what) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (!f.flush()) {
+      std::remove(tmp.c_str());
+      throw FormatError(path + ": cannot write the " + std::string(what) + " (" + std::to_string(bytes.size()) +
+                        " bytes) to " + tmp);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw FormatError(path + ": cannot rename " + tmp + " to it");
+  }
 }
 
 BinaryFile BinaryFile::read(const std::string& path, std::string_view magic, uint32_t max_version) {

@@ -68,6 +68,10 @@ class BinaryFileWriter {
   size_t open_at_ = 0;  // offset of the open section's size field, 0 when none is open
 };
 
+// Writes bytes to path through a temporary file beside it and a rename; throws FormatError
+// naming the path and what it is when that fails.
+void write_binary_file(const std::string& path, std::span<const uint8_t> bytes, std::string_view what);
+
 // Sequential little-endian reads inside one section.
 class SectionReader {
  public:

@@ -106,4 +106,54 @@ std::optional<size_t> first_unsatisfied_constraint(const R1cs& r1cs, std::span<c
   return std::nullopt;
 }
 
+namespace {
+
+void write_combination(BinaryFileWriter& out, const LinearCombination& lc) {
+  out.u32(uint32_t(lc.size()));
+  for (const R1csTerm& t : lc) {
+    out.u32(t.wire);
+    uint8_t v[kFrBytes];
+    t.coefficient.to_bytes_le(v);
+    out.bytes(v);
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize_r1cs(const R1cs& r) {
+  if (!r.wire_labels.empty() && r.wire_labels.size() != r.wires) {
+    throw std::invalid_argument("serialize_r1cs: the wire-to-label map must have one entry per wire");
+  }
+  BinaryFileWriter out("r1cs", 1, r.wire_labels.empty() ? 2 : 3);
+  // circom writes the constraints section first, then the header.
+  out.begin_section(kConstraintSection);
+  for (const R1csConstraint& c : r.constraints) {
+    write_combination(out, c.a);
+    write_combination(out, c.b);
+    write_combination(out, c.c);
+  }
+  out.end_section();
+  out.begin_section(kHeaderSection);
+  write_prime(out, Fr::modulus().limb);
+  out.u32(r.wires);
+  out.u32(r.outputs);
+  out.u32(r.public_inputs);
+  out.u32(r.private_inputs);
+  out.u32(uint32_t(r.labels));
+  out.u32(uint32_t(r.labels >> 32));
+  out.u32(uint32_t(r.constraints.size()));
+  out.end_section();
+  if (!r.wire_labels.empty()) {
+    out.begin_section(kMapSection);
+    for (uint64_t label : r.wire_labels) {
+      out.u32(uint32_t(label));
+      out.u32(uint32_t(label >> 32));
+    }
+    out.end_section();
+  }
+  return std::move(out).finish();
+}
+
+void write_r1cs(const R1cs& r1cs, const std::string& path) { write_binary_file(path, serialize_r1cs(r1cs), "r1cs"); }
+
 }  // namespace cuzk::snarkjs

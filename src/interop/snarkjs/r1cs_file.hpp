@@ -40,6 +40,11 @@ struct R1cs {
 R1cs read_r1cs(const std::string& path);
 R1cs parse_r1cs(const BinaryFile& file);
 
+// The file as circom writes it (version 1; sections in circom's order: constraints, header and,
+// when wire_labels is not empty, the wire-to-label map), which parse_r1cs reads back as this circuit.
+std::vector<uint8_t> serialize_r1cs(const R1cs& r1cs);
+void write_r1cs(const R1cs& r1cs, const std::string& path);
+
 // The index of the first constraint the witness does not satisfy, or nullopt when it satisfies
 // them all. Throws std::invalid_argument when the witness does not have one value per wire or
 // its wire 0 is not 1.

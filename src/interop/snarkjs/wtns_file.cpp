@@ -25,4 +25,21 @@ std::vector<ff::Fr> parse_witness(const BinaryFile& file) {
   return witness;
 }
 
+std::vector<uint8_t> serialize_witness(std::span<const ff::Fr> witness) {
+  BinaryFileWriter out("wtns", 2, 2);
+  out.begin_section(1);
+  write_prime(out, Fr::modulus().limb);
+  out.u32(uint32_t(witness.size()));
+  out.end_section();
+  out.begin_section(2);
+  const std::span<uint8_t> values = out.reserve(witness.size() * kFrBytes);
+  for (size_t i = 0; i < witness.size(); i++) witness[i].to_bytes_le(values.data() + i * kFrBytes);
+  out.end_section();
+  return std::move(out).finish();
+}
+
+void write_witness(std::span<const ff::Fr> witness, const std::string& path) {
+  write_binary_file(path, serialize_witness(witness), "witness");
+}
+
 }  // namespace cuzk::snarkjs

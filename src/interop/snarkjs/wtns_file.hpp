@@ -2,6 +2,7 @@
 // the value count, section 2 the values, canonical little-endian, in wire order (wire 0 = 1).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,5 +15,9 @@ namespace cuzk::snarkjs {
 // curve's prime or a value not below r.
 std::vector<ff::Fr> read_witness(const std::string& path);
 std::vector<ff::Fr> parse_witness(const BinaryFile& file);
+
+// The file as snarkjs' `wtns calculate` writes it (version 2), which parse_witness reads back.
+std::vector<uint8_t> serialize_witness(std::span<const ff::Fr> witness);
+void write_witness(std::span<const ff::Fr> witness, const std::string& path);
 
 }  // namespace cuzk::snarkjs

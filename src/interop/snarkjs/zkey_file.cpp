@@ -2,8 +2,6 @@
 
 #include <atomic>
 #include <bit>
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
 #include <tbb/parallel_for.h>
 
@@ -249,21 +247,6 @@ std::vector<uint8_t> serialize_zkey(const Zkey& z) {
   return std::move(out).finish();
 }
 
-void write_zkey(const Zkey& zkey, const std::string& path) {
-  const std::vector<uint8_t> bytes = serialize_zkey(zkey);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!f.flush()) {
-      std::remove(tmp.c_str());
-      throw FormatError(path + ": cannot write the zkey (" + std::to_string(bytes.size()) + " bytes) to " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw FormatError(path + ": cannot rename " + tmp + " to it");
-  }
-}
+void write_zkey(const Zkey& zkey, const std::string& path) { write_binary_file(path, serialize_zkey(zkey), "zkey"); }
 
 }  // namespace cuzk::snarkjs

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -36,21 +35,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using ff::Fr;
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("cuzk-engine-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string str() const { return path_.string(); }
-
- private:
-  static inline std::atomic<int> counter_{0};
-  std::filesystem::path path_;
-};
 
 EngineConfig small_config(const std::string& cache) {
   EngineConfig c;
@@ -168,8 +152,8 @@ TEST(PartitionQueueTest, OrdersByPriorityThenAgeThenIndex) {
 }
 
 TEST(EngineTest, ProvesAndVerifiesMultiPartitionJob) {
-  TempDir dir;
-  Engine engine(small_config(dir.str()));
+  test::TempDir dir("cuzk-engine-test");
+  Engine engine(small_config(dir.path));
   const std::string id = engine.submit(synthetic_job(1 << 10, 3, 0, 7, "porep-1"));
   EXPECT_EQ(id, "porep-1");
   const JobResult r = await_end(engine, id);
@@ -184,7 +168,7 @@ TEST(EngineTest, ProvesAndVerifiesMultiPartitionJob) {
   const auto proofs = groth16::decode_proofs(r.proof);
   ASSERT_EQ(proofs.size(), 3u);
   EXPECT_NE(proofs[0], proofs[1]);
-  const auto vk = groth16::ParameterFile::open(dir.str() + "/synthetic-1024-4-seed7.params")
+  const auto vk = groth16::ParameterFile::open(dir.path + "/synthetic-1024-4-seed7.params")
                       .decode_verifying_key(groth16::ReadMode::kChecked);
   const groth16::PreparedVerifyingKey pvk(vk);
   for (uint32_t i = 0; i < 3; i++) {
@@ -207,10 +191,10 @@ TEST(EngineTest, ProvesAndVerifiesMultiPartitionJob) {
 // did not verify"), stay resident and fail every later job; with verification off its proofs
 // "succeeded". Its digest trailer now refuses it on load, naming the file, and nothing stays resident.
 TEST(EngineTest, CorruptCachedParametersAreRefusedOnLoad) {
-  TempDir dir;
-  const std::string id = "synthetic-1024-4-seed7", path = dir.str() + "/" + id + ".params";
+  test::TempDir dir("cuzk-engine-test");
+  const std::string id = "synthetic-1024-4-seed7", path = dir.path + "/" + id + ".params";
   {
-    Engine engine(small_config(dir.str()));
+    Engine engine(small_config(dir.path));
     const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 10, 1, 0, 7)));
     ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
   }
@@ -224,7 +208,7 @@ TEST(EngineTest, CorruptCachedParametersAreRefusedOnLoad) {
     f.put(char(c ^ 1));
   }
   for (bool verify : {true, false}) {
-    auto cfg = small_config(dir.str());
+    auto cfg = small_config(dir.path);
     cfg.verify_before_return = verify;
     Engine engine(cfg);
     const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 10, 1, 0, 7)));
@@ -237,8 +221,8 @@ TEST(EngineTest, CorruptCachedParametersAreRefusedOnLoad) {
 }
 
 TEST(EngineTest, RejectsBadRequestsWithClearErrors) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   cfg.budget_bytes = uint64_t(4) << 20;
   cfg.max_partitions_per_job = 4;
   Engine engine(cfg);
@@ -283,13 +267,13 @@ TEST(EngineTest, RejectsBadRequestsWithClearErrors) {
 }
 
 TEST(EngineTest, MixedRunReturnsEveryCounterToZero) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   // A corrupt parameter file makes the jobs that need it fail (with the file's error).
   {
-    std::ofstream f(dir.str() + "/synthetic-1024-4-seed99.params", std::ios::binary);
+    std::ofstream f(dir.path + "/synthetic-1024-4-seed99.params", std::ios::binary);
     f << "not a parameter file";
   }
-  Engine engine(small_config(dir.str()));
+  Engine engine(small_config(dir.path));
   std::vector<std::string> ok, failing, cancelled;
   for (int i = 0; i < 3; i++) ok.push_back(engine.submit(synthetic_job(1 << 10, 2, 0, 3)));
   failing.push_back(engine.submit(synthetic_job(1 << 10, 2, 0, 99)));
@@ -368,8 +352,8 @@ JobRequest test_kind_job(uint32_t partitions, TestInput::Fault fault) {
 // while the job lives, their own public inputs check the proof, their failures fail the job, and
 // everything returns to zero.
 TEST(EngineTest, ProofKindsThroughTheInterface) {
-  TempDir dir;
-  Engine engine(small_config(dir.str()));
+  test::TempDir dir("cuzk-engine-test");
+  Engine engine(small_config(dir.path));
   const std::string good = engine.submit(test_kind_job(2, TestInput::Fault::kNone));
   const std::string bad_witness = engine.submit(test_kind_job(2, TestInput::Fault::kSynthesis));
   const std::string bad_inputs = engine.submit(test_kind_job(1, TestInput::Fault::kWrongPublicInput));
@@ -404,8 +388,8 @@ TEST(EngineTest, ProofKindsThroughTheInterface) {
 }
 
 TEST(EngineTest, CancelsAtEveryStage) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   cfg.synthesis_workers = 2;
   Engine engine(cfg);
   engine.preload_params("synthetic-8192-4-seed2");
@@ -425,13 +409,13 @@ TEST(EngineTest, CancelsAtEveryStage) {
 }
 
 TEST(EngineTest, BudgetIsNeverExceededUnderConcurrentSubmissions) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   // 2^12 constraints: a/b/c 384 KiB, ~0.52 MiB a partition after synthesis, ~1.3 MiB while the
   // circuit's scratch is alive; the budget admits 2-3 at a time next to the parameters (~1.4 MiB).
   cfg.budget_bytes = uint64_t(5) << 20;
   cfg.synthesis_workers = 4;
-  cfg.timeline_path = dir.str() + "/timeline.json";
+  cfg.timeline_path = dir.path + "/timeline.json";
   auto engine = std::make_unique<Engine>(cfg);
   engine->preload_params("synthetic-4096-4-seed4");
   std::vector<std::thread> clients;
@@ -468,10 +452,10 @@ TEST(EngineTest, BudgetIsNeverExceededUnderConcurrentSubmissions) {
 }
 
 TEST(EngineTest, HigherPriorityOvertakesAndOldestJobGoesFirst) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   cfg.synthesis_workers = 1;
-  cfg.timeline_path = dir.str() + "/timeline.json";
+  cfg.timeline_path = dir.path + "/timeline.json";
   auto engine = std::make_unique<Engine>(cfg);
   engine->preload_params("synthetic-32768-4-seed6");
   engine->preload_params("synthetic-1024-4-seed6");
@@ -531,12 +515,12 @@ class GatedInput final : public ProofInput {
 // job is admitted by its own worker and proved. Reserve keeps room for it inside the budget;
 // beside charges it beyond the full budget.
 TEST(EngineTest, UrgentJobsPassWorkWaitingForTheBudget) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   const CircuitDescription big{.constraints = 1 << 14, .public_inputs = 4, .seed = 41};
   const CircuitDescription urgent{.constraints = 1 << 10, .public_inputs = 4, .seed = 42};
   int64_t params_bytes = 0;
   {
-    Engine e(small_config(dir.str()));
+    Engine e(small_config(dir.path));
     e.preload_params(ParameterManager::synthetic_id(big));
     e.preload_params(ParameterManager::synthetic_id(urgent));
     for (const auto& p : e.snapshot().params) params_bytes += p.host_bytes;
@@ -546,7 +530,7 @@ TEST(EngineTest, UrgentJobsPassWorkWaitingForTheBudget) {
   for (UrgentAdmission mode : {UrgentAdmission::kBeside, UrgentAdmission::kReserve}) {
     SCOPED_TRACE(std::string(urgent_admission_name(mode)));
     EXPECT_EQ(parse_urgent_admission(urgent_admission_name(mode)), mode);
-    auto cfg = small_config(dir.str());
+    auto cfg = small_config(dir.path);
     cfg.synthesis_workers = 2;
     cfg.urgent_admission = mode;
     cfg.urgent_reserve_bytes = urgent_partition;
@@ -583,7 +567,9 @@ TEST(EngineTest, UrgentJobsPassWorkWaitingForTheBudget) {
     EXPECT_EQ(r->state, JobState::kSucceeded);
     EXPECT_TRUE(r->verified);
     EXPECT_EQ(engine.peek("blocker").state, JobState::kRunning);
-    if (mode == UrgentAdmission::kReserve) EXPECT_LE(engine.snapshot().buffers.peak_budget_used, cfg.budget_bytes);
+    if (mode == UrgentAdmission::kReserve) {
+      EXPECT_LE(engine.snapshot().buffers.peak_budget_used, cfg.budget_bytes);
+    }
     open.set_value();
     EXPECT_EQ(await_end(engine, "blocker").state, JobState::kSucceeded);
     expect_idle(engine);
@@ -592,12 +578,12 @@ TEST(EngineTest, UrgentJobsPassWorkWaitingForTheBudget) {
 }
 
 TEST(EngineTest, EveryPolicyProves) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   for (Policy p : {Policy::kBudget, Policy::kSemaphoreReleaseAfterSynth, Policy::kSemaphoreHoldUntilDelivered,
                    Policy::kChannelCapacityWorkers}) {
     SCOPED_TRACE(std::string(policy_name(p)));
     EXPECT_EQ(parse_policy(policy_name(p)), p);
-    auto cfg = small_config(dir.str());
+    auto cfg = small_config(dir.path);
     cfg.policy = p;
     Engine engine(cfg);
     std::vector<std::string> ids;
@@ -610,8 +596,8 @@ TEST(EngineTest, EveryPolicyProves) {
 }
 
 TEST(EngineTest, EvictsIdleParametersOnRequestAndUnderPressure) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   cfg.budget_bytes = uint64_t(3) << 20;
   Engine engine(cfg);
   engine.preload_params("synthetic-4096-4-seed11");  // ~1.4 MiB
@@ -632,9 +618,9 @@ TEST(EngineTest, EvictsIdleParametersOnRequestAndUnderPressure) {
 // A partition waiting for the budget must not evict the set it needs itself: it would load it
 // again at once, beyond the budget (seen as an intermittent overshoot of the concurrent test).
 TEST(EngineTest, PressureKeepsTheSetTheWaiterNeeds) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   MemoryBudget budget(uint64_t(3) << 20);
-  ParameterManager params(dir.str(), /*allow_synthetic_setup=*/true, budget, {}, {});
+  ParameterManager params(dir.path, /*allow_synthetic_setup=*/true, budget, {}, {});
   const std::string needed = "synthetic-1024-4-seed31", other = "synthetic-1024-4-seed32";
   params.acquire(needed);  // resident and idle: the manager holds the only reference
   params.acquire(other);
@@ -648,8 +634,8 @@ TEST(EngineTest, PressureKeepsTheSetTheWaiterNeeds) {
 }
 
 TEST(EngineTest, TwoParameterSetsThatDoNotFitTogetherStillFinish) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   // A partition (~1.3 MiB while synthesizing) fits beside one set (~1.4 MiB) but not beside
   // two: the waiting partition must evict the other job's idle set, not wait forever.
   cfg.budget_bytes = uint64_t(3584) << 10;
@@ -665,8 +651,8 @@ TEST(EngineTest, TwoParameterSetsThatDoNotFitTogetherStillFinish) {
 }
 
 TEST(EngineTest, ConcurrentShutdownsAreSafe) {
-  TempDir dir;
-  Engine engine(small_config(dir.str()));
+  test::TempDir dir("cuzk-engine-test");
+  Engine engine(small_config(dir.path));
   const auto id = engine.submit(synthetic_job(1 << 13, 4, 0, 23));
   std::thread patient([&] { engine.shutdown(false); });
   std::this_thread::sleep_for(5ms);
@@ -678,8 +664,8 @@ TEST(EngineTest, ConcurrentShutdownsAreSafe) {
 }
 
 TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   cfg.allow_synthetic_setup = false;
   const std::string id = "synthetic-1024-4-seed3";
   auto made = std::make_shared<std::optional<groth16::Parameters>>();
@@ -694,8 +680,8 @@ TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {
   const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 10, 2, 0, 3)));
   ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_TRUE(r.verified);
-  EXPECT_EQ(asked->load(), 1);                        // once for both partitions
-  EXPECT_TRUE(std::filesystem::is_empty(dir.str()));  // kept in memory only
+  EXPECT_EQ(asked->load(), 1);                       // once for both partitions
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path));  // kept in memory only
   ASSERT_TRUE(made->has_value());
   const groth16::PreparedVerifyingKey pvk((*made)->vk);
   const auto proofs = groth16::decode_proofs(r.proof);
@@ -718,8 +704,8 @@ TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {
 }
 
 TEST(EngineTest, PreloadCannotGoAroundTheBudget) {
-  TempDir dir;
-  auto cfg = small_config(dir.str());
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = small_config(dir.path);
   cfg.budget_bytes = uint64_t(8) << 20;
   Engine engine(cfg);
   auto code_of = [&](const std::string& id) {
@@ -846,10 +832,10 @@ EngineConfig keeping_config(const std::string& cache, std::shared_ptr<KeptMemory
 // than its total), reused by later partitions, and freed when the last job ends: the idle
 // engine holds nothing but its parameters.
 TEST(EngineTest, MemoryTheBackendKeepsIsChargedAndFreedWhenIdle) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   auto kept = std::make_shared<KeptMemory>();
   kept->copy_bytes = uint64_t(8) << 20;
-  Engine engine(keeping_config(dir.str(), kept));
+  Engine engine(keeping_config(dir.path, kept));
   std::vector<std::string> ids;
   for (uint64_t j = 0; j < 3; j++) ids.push_back(engine.submit(synthetic_job(1 << 12, 4, 0, 1)));
   for (const auto& id : ids) EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
@@ -868,9 +854,9 @@ TEST(EngineTest, MemoryTheBackendKeepsIsChargedAndFreedWhenIdle) {
 // When a waiting partition does not fit only because of what the backend keeps, that memory is
 // freed to let it in (else this job would wait forever: the kept copy fills the budget).
 TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   auto kept = std::make_shared<KeptMemory>();
-  auto cfg = keeping_config(dir.str(), kept);
+  auto cfg = keeping_config(dir.path, kept);
   cfg.synthesis_workers = 1;
   kept->copy_bytes = cfg.budget_bytes - (uint64_t(1) << 20);  // with a partition: beyond the total
   Engine engine(cfg);
@@ -887,16 +873,16 @@ TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
 }
 
 TEST(EngineTest, ShutdownWaitsOrCancels) {
-  TempDir dir;
+  test::TempDir dir("cuzk-engine-test");
   {
-    Engine engine(small_config(dir.str()));
+    Engine engine(small_config(dir.path));
     const auto id = engine.submit(synthetic_job(1 << 10, 2, 0, 9));
     engine.shutdown(false);  // waits for the job
     EXPECT_EQ(engine.peek(id).state, JobState::kSucceeded);
     EXPECT_THROW(engine.submit(synthetic_job(1 << 10, 1, 0, 9)), EngineError);
   }
   {
-    Engine engine(small_config(dir.str()));
+    Engine engine(small_config(dir.path));
     const auto id = engine.submit(synthetic_job(1 << 13, 4, 0, 9));
     engine.shutdown(true);
     const auto state = engine.peek(id).state;

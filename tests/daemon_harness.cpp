@@ -6,6 +6,7 @@
 #include <fstream>
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
+#include <iterator>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sstream>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace cuzk::test {
 
@@ -165,6 +168,22 @@ cuzk::v1::SubmitProofRequest synthetic_request(uint64_t constraints, uint32_t pa
   r.mutable_synthetic()->set_public_inputs(4);
   r.mutable_synthetic()->set_seed(7);
   r.mutable_synthetic()->set_partitions(partitions);
+  return r;
+}
+
+std::optional<cuzk::v1::SubmitProofRequest> real_8mib_porep_request(const std::string& request_id, std::string* path) {
+  const std::string file = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
+  if (path) *path = file;
+  std::ifstream f(file, std::ios::binary);
+  if (!f) return std::nullopt;
+  cuzk::v1::SubmitProofRequest r;
+  r.set_request_id(request_id);
+  r.set_proof_kind(cuzk::v1::POREP_SEAL_COMMIT);
+  r.set_registered_proof(6);  // StackedDrg8MiBV1_1
+  r.set_sector_size(8 << 20);
+  r.set_miner_id(1006);
+  r.set_sector_number(1498);
+  r.set_vanilla_proof(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
   return r;
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -46,6 +47,11 @@ class DaemonProcess {
 // A synthetic proof request (2^10 constraints, one partition unless told otherwise).
 cuzk::v1::SubmitProofRequest synthetic_request(uint64_t constraints = 1024, uint32_t partitions = 1,
                                                const std::string& request_id = "");
+// A PoRep C2 request of the real 8 MiB Commit1 output in ../shared/testdata (StackedDrg8MiBV1_1,
+// miner 1006, sector 1498: the output's own), its JSON as the vanilla proof; nullopt when the test
+// data is absent (the caller skips). *path, when given, gets the file's path for the skip message.
+std::optional<cuzk::v1::SubmitProofRequest> real_8mib_porep_request(const std::string& request_id,
+                                                                    std::string* path = nullptr);
 // The same for Prove (Curio's ProveRequest wraps a SubmitProofRequest).
 cuzk::v1::ProveRequest prove_request(const cuzk::v1::SubmitProofRequest& submit);
 

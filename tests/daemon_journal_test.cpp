@@ -303,10 +303,9 @@ TEST(DaemonJournalTest, ARepeatedRequestIdAttachesAndADifferentRequestIsRefused)
 // A spool write that fails while the daemon runs (the file size limit here, as a full disk would)
 // costs the job its spool entry, not its acceptance: a warning says so and the job goes on.
 TEST(DaemonJournalTest, AFailingSpoolWriteCostsTheJobItsEntryNotItsAcceptance) {
-  const std::string path = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) GTEST_SKIP() << "no test data: " << path;
-  std::string c1((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string path;
+  const auto req = cuzk::test::real_8mib_porep_request("porep-1006-1498", &path);
+  if (!req) GTEST_SKIP() << "no test data: " << path;
   WorkDir w;
   DaemonProcess d(w.daemon_args());
   ASSERT_FALSE(testing::Test::HasFailure());
@@ -314,15 +313,7 @@ TEST(DaemonJournalTest, AFailingSpoolWriteCostsTheJobItsEntryNotItsAcceptance) {
   const rlim_t cap = rlim_t(fs::file_size(d.dir() + "/daemon.log") + (64 << 10));
   const rlimit limit{cap, cap};
   ASSERT_EQ(prlimit(d.pid(), RLIMIT_FSIZE, &limit, nullptr), 0);
-  v1::SubmitProofRequest req;
-  req.set_request_id("porep-1006-1498");
-  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
-  req.set_registered_proof(6);  // StackedDrg8MiBV1_1
-  req.set_sector_size(8 << 20);
-  req.set_miner_id(1006);
-  req.set_sector_number(1498);
-  req.set_vanilla_proof(c1);
-  EXPECT_EQ(submit(d, req), "porep-1006-1498");
+  EXPECT_EQ(submit(d, *req), "porep-1006-1498");
   const std::string log = d.log();
   EXPECT_NE(log.find("porep-1006-1498: accepted without a spool entry, so a restart before it ends loses it"),
             std::string::npos)

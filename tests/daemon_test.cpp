@@ -1095,21 +1095,14 @@ TEST(DaemonTest, ARetryReusesTheIdOfAnAbandonedProve) {
 // A PoRep request is parsed and checked when it arrives: a Commit1 output that does not belong to
 // the miner and sector is refused with a message, before anything is queued.
 TEST(DaemonTest, PoRepRequestsAreCheckedWhenSubmitted) {
-  const std::string path = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) GTEST_SKIP() << "no test data: " << path;
-  std::string c1((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string path;
+  const auto real = cuzk::test::real_8mib_porep_request("porep-1007-1498", &path);
+  if (!real) GTEST_SKIP() << "no test data: " << path;
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  v1::SubmitProofRequest req;
-  req.set_request_id("porep-1007-1498");
-  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
-  req.set_registered_proof(6);  // StackedDrg8MiBV1_1
-  req.set_sector_size(8 << 20);
+  v1::SubmitProofRequest req = *real;
   req.set_miner_id(1007);  // not the miner of this Commit1 output (1006)
-  req.set_sector_number(1498);
-  req.set_vanilla_proof(c1);
   v1::SubmitProofResponse sub;
   auto c2 = ctx_with_deadline();
   grpc::Status s = stub->SubmitProof(c2.get(), req, &sub);
@@ -1226,26 +1219,17 @@ TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
 }
 
 TEST(DaemonTest, PoRepWithoutParametersSaysWhy) {
-  const std::string path = cuzk::test::testdata_dir() + "/filecoin/porep/c1-8MiB-StackedDrg8MiBV1_1.json";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) GTEST_SKIP() << "no test data: " << path;
-  std::string c1((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string path;
+  const auto req = cuzk::test::real_8mib_porep_request("porep-1006-1498", &path);
+  if (!req) GTEST_SKIP() << "no test data: " << path;
   char tmpl[] = "/tmp/cuzk-no-params-XXXXXX";
   std::string empty = mkdtemp(tmpl);
   DaemonProcess d({"--srs-param-cache", empty});
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  v1::SubmitProofRequest req;
-  req.set_request_id("porep-1006-1498");
-  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
-  req.set_registered_proof(6);
-  req.set_sector_size(8 << 20);
-  req.set_miner_id(1006);
-  req.set_sector_number(1498);
-  req.set_vanilla_proof(c1);
   v1::ProveResponse pr;
   auto ctx = ctx_with_deadline(std::chrono::seconds(300));
-  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
+  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(*req), &pr);
   if (s.ok()) {
     EXPECT_EQ(pr.result().status(), v1::AwaitProofResponse::FAILED);
     EXPECT_TRUE(pr.result().proof().empty());

@@ -31,6 +31,7 @@
 #include "groth16/verifier.hpp"
 #include "kinds/base64.hpp"
 #include "post_vanilla.hpp"
+#include "snap_update_2kib.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -65,12 +66,6 @@ std::string hex(std::string_view bytes) {
   std::string s;
   for (unsigned char b : bytes) s += {kDigits[b >> 4], kDigits[b & 15]};
   return s;
-}
-
-std::string bytes_of(const Fr& x) {
-  std::string b(32, '\0');
-  x.to_bytes_le(reinterpret_cast<uint8_t*>(b.data()));
-  return b;
 }
 
 // The CID go-fil-commcid gives a commitment: multibase 'b' (base32, lower case, no padding) of
@@ -299,12 +294,7 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
     GTEST_SKIP() << "no cached TEST parameters " << params_cache() << "/" << params
                  << " (ctest -R EngineSnapTest makes them)";
   }
-  fc::TestSectorOptions o;
-  o.data = fc::SectorData::kRandom;
-  o.rng_seed = 7;
-  o.mode = fc::SectorMode::kReal;
-  const auto sealed = fc::generate_test_sector(fc::seal_proof_info(fc::RegisteredSealProof::kStackedDrg2KiBV1_1), o);
-  const auto u = fc::generate_test_sector_update(info.params, *sealed.sealed, fc::test_update_data(info.params, 11));
+  const auto u = cuzk::test::real_2kib_update(info.params);
   const auto bincode = u.partition_bincode();
   ASSERT_EQ(bincode.size(), 1u);
   const std::string partition(bincode[0].begin(), bincode[0].end());
@@ -333,11 +323,11 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
                      "--sector",
                      "1",
                      "--comm-r-old",
-                     hex(bytes_of(u.comm_r_old)),
+                     hex(cuzk::test::fr_bytes(u.comm_r_old)),
                      "--comm-r-new",
-                     hex(bytes_of(u.comm_r_new)),
+                     hex(cuzk::test::fr_bytes(u.comm_r_new)),
                      "--comm-d-new",
-                     hex(bytes_of(u.comm_d_new)),
+                     hex(cuzk::test::fr_bytes(u.comm_d_new)),
                      "--out",
                      dir + "/snap.proof"},
                     &out),
@@ -366,11 +356,11 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
                      "--sector",
                      "1",
                      "--comm-r-old",
-                     commitment_cid(bytes_of(u.comm_r_old), true),
+                     commitment_cid(cuzk::test::fr_bytes(u.comm_r_old), true),
                      "--comm-r-new",
-                     commitment_cid(bytes_of(u.comm_r_new), true),
+                     commitment_cid(cuzk::test::fr_bytes(u.comm_r_new), true),
                      "--comm-d-new",
-                     commitment_cid(bytes_of(u.comm_d_new), false),
+                     commitment_cid(cuzk::test::fr_bytes(u.comm_d_new), false),
                      "--request-id",
                      "snap-1000-1",
                      "--out",
@@ -383,8 +373,9 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
   EXPECT_TRUE(verifies(key, proof2, inputs));
 
   EXPECT_EQ(run_cli({"--addr", d.addr(), "prove", "snap", "--vanilla", part0, "--registered-proof", "0", "--miner",
-                     "1000", "--sector", "1", "--comm-r-old", hex(bytes_of(u.comm_r_old)), "--comm-r-new",
-                     hex(bytes_of(u.comm_r_new + Fr::one())), "--comm-d-new", hex(bytes_of(u.comm_d_new))},
+                     "1000", "--sector", "1", "--comm-r-old", hex(cuzk::test::fr_bytes(u.comm_r_old)), "--comm-r-new",
+                     hex(cuzk::test::fr_bytes(u.comm_r_new + Fr::one())), "--comm-d-new",
+                     hex(cuzk::test::fr_bytes(u.comm_d_new))},
                     &out),
             kInvalid)
       << out;

@@ -27,6 +27,7 @@
 #include "filecoin/test_sector.hpp"
 #include "filecoin/test_sector_update.hpp"
 #include "post_vanilla.hpp"
+#include "snap_update_2kib.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -1173,17 +1174,7 @@ TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
   if (!std::filesystem::exists(cached)) {
     GTEST_SKIP() << "no cached TEST parameters " << cached.string() << " (ctest -R EngineSnapTest makes them)";
   }
-  fc::TestSectorOptions o;
-  o.data = fc::SectorData::kRandom;
-  o.rng_seed = 7;
-  o.mode = fc::SectorMode::kReal;
-  const auto sealed = fc::generate_test_sector(fc::seal_proof_info(fc::RegisteredSealProof::kStackedDrg2KiBV1_1), o);
-  const auto u = fc::generate_test_sector_update(info.params, *sealed.sealed, fc::test_update_data(info.params, 11));
-  auto bytes_of = [](const cuzk::ff::Fr& x) {
-    std::string b(32, '\0');
-    x.to_bytes_le(reinterpret_cast<uint8_t*>(b.data()));
-    return b;
-  };
+  const auto u = cuzk::test::real_2kib_update(info.params);
   // The 2 KiB circuit's parameters are 625 MiB: more budget than the harness's 1 GiB (the last
   // --budget counts).
   DaemonProcess d({"--allow-test-parameters", "--budget", "4GiB"});
@@ -1200,9 +1191,9 @@ TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
   for (const auto& b : u.partition_bincode()) req.add_vanilla_proofs(std::string(b.begin(), b.end()));
   req.set_sector_number(1);
   req.set_miner_id(1000);
-  req.set_comm_r_old(bytes_of(u.comm_r_old));
-  req.set_comm_r_new(bytes_of(u.comm_r_new));
-  req.set_comm_d_new(bytes_of(u.comm_d_new));
+  req.set_comm_r_old(cuzk::test::fr_bytes(u.comm_r_old));
+  req.set_comm_r_new(cuzk::test::fr_bytes(u.comm_r_new));
+  req.set_comm_d_new(cuzk::test::fr_bytes(u.comm_d_new));
   v1::ProveResponse pr;
   auto ctx = ctx_with_deadline(std::chrono::seconds(600));
   grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(req), &pr);
@@ -1210,7 +1201,7 @@ TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
   EXPECT_EQ(pr.result().status(), v1::AwaitProofResponse::COMPLETED) << pr.result().error_message();
   EXPECT_TRUE(pr.result().verified());
   EXPECT_EQ(pr.result().proof().size(), 192u);
-  req.set_comm_r_new(bytes_of(u.comm_r_new + cuzk::ff::Fr::one()));
+  req.set_comm_r_new(cuzk::test::fr_bytes(u.comm_r_new + cuzk::ff::Fr::one()));
   req.set_request_id("snap-1000-2");
   auto ctx2 = ctx_with_deadline();
   s = stub->Prove(ctx2.get(), cuzk::test::prove_request(req), &pr);

@@ -22,6 +22,7 @@
 #include "kinds/filecoin_kinds.hpp"
 #include "kinds_engine_config.hpp"
 #include "r1cs/shape.hpp"
+#include "snap_update_2kib.hpp"
 
 namespace cuzk::kinds {
 namespace {
@@ -34,12 +35,6 @@ using test::parameter_source;
 
 constexpr uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 
-std::string bytes_of(const Fr& x) {
-  std::string s(32, '\0');
-  x.to_bytes_le(reinterpret_cast<uint8_t*>(s.data()));
-  return s;
-}
-
 // An update as Curio holds it: the partitions' bincode and the commitments' raw bytes.
 struct Update {
   TestSectorUpdate u;
@@ -48,9 +43,9 @@ struct Update {
 
   explicit Update(TestSectorUpdate update) : u(std::move(update)) {
     for (const auto& b : u.partition_bincode()) vanilla.emplace_back(b.begin(), b.end());
-    comm_r_old = bytes_of(u.comm_r_old);
-    comm_r_new = bytes_of(u.comm_r_new);
-    comm_d_new = bytes_of(u.comm_d_new);
+    comm_r_old = test::fr_bytes(u.comm_r_old);
+    comm_r_new = test::fr_bytes(u.comm_r_new);
+    comm_d_new = test::fr_bytes(u.comm_d_new);
   }
   SnapRequest request(uint64_t registered_proof) const {
     SnapRequest r;
@@ -68,16 +63,7 @@ struct Update {
 
 // A real sealed 2 KiB sector updated with pseudo-random data (one partition).
 const Update& update_2kib() {
-  static const Update u = [] {
-    filecoin::TestSectorOptions o;
-    o.data = filecoin::SectorData::kRandom;
-    o.rng_seed = 7;
-    o.mode = filecoin::SectorMode::kReal;
-    const auto sealed = filecoin::generate_test_sector(
-        filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg2KiBV1_1), o);
-    const EmptySectorUpdateParams& p = filecoin::update_proof_info_by_id(0).params;
-    return Update(filecoin::generate_test_sector_update(p, *sealed.sealed, filecoin::test_update_data(p, 11)));
-  }();
+  static const Update u(test::real_2kib_update(filecoin::update_proof_info_by_id(0).params));
   return u;
 }
 
@@ -162,15 +148,15 @@ TEST(EngineSnapTest, RequestsThatDoNotFitAreRefusedAtSubmit) {
   r.comm_r_new = not_fr;
   refused(r, "comm_r_new is not a field element");
   // Commitments of another update: named by the check that fails.
-  const std::string other_r_new = bytes_of(u.u.comm_r_new + Fr::one());
+  const std::string other_r_new = test::fr_bytes(u.u.comm_r_new + Fr::one());
   r = u.request(0);
   r.comm_r_new = other_r_new;
   refused(r, "vanilla_proofs[0]: comm_r_new != H(comm_c, root_r_new)");
-  const std::string other_r_old = bytes_of(u.u.comm_r_old + Fr::one());
+  const std::string other_r_old = test::fr_bytes(u.u.comm_r_old + Fr::one());
   r = u.request(0);
   r.comm_r_old = other_r_old;
   refused(r, "comm_r_old != H(comm_c, root_r_old)");
-  const std::string other_d_new = bytes_of(u.u.comm_d_new + Fr::one());
+  const std::string other_d_new = test::fr_bytes(u.u.comm_d_new + Fr::one());
   r = u.request(0);
   r.comm_d_new = other_d_new;
   refused(r, "invalid tree D new opening");

@@ -245,6 +245,39 @@ TEST(SnarkjsTestKey, CpuProofsVerifyAtLargerDomains) {
   }
 }
 
+// The constraint evaluations (section 4 summed into A and B, C = A .* B) equal a plain sum, both
+// for snarkjs' order (by constraint: summed in parallel chunks, one constraint longer than a
+// chunk included) and for any other order (summed in one pass).
+TEST(SnarkjsProverSteps, ConstraintEvaluationsEqualAPlainSumInAnyOrder) {
+  auto rng = test::make_rng();
+  const unsigned log_n = 14;
+  const OddCoset coset(log_n);
+  const size_t n = coset.size();
+  Zkey zkey;
+  zkey.vars = 1000;
+  zkey.domain_size = uint32_t(n);
+  std::vector<Fr> witness(zkey.vars);
+  for (Fr& w : witness) w = Fr::random(rng);
+  for (uint32_t j = 0; j < n - 3; j++) {
+    const size_t terms = j == 777 ? 40000 : rng() % 5;  // constraint 777 spans several chunks
+    for (size_t t = 0; t < terms; t++) {
+      zkey.coefficients.push_back({uint32_t(rng() % 2), j, uint32_t(rng() % zkey.vars), Fr::random(rng)});
+    }
+  }
+  std::vector<Fr> want_a(n, Fr::zero()), want_b(n, Fr::zero()), want_c(n);
+  for (const ZkeyCoefficient& k : zkey.coefficients) {
+    (k.matrix == 0 ? want_a : want_b)[coset.our_index(k.constraint)] += k.value * witness[k.signal];
+  }
+  for (size_t i = 0; i < n; i++) want_c[i] = want_a[i] * want_b[i];
+
+  for (const char* order : {"by constraint", "shuffled"}) {
+    if (std::string(order) == "shuffled") std::shuffle(zkey.coefficients.begin(), zkey.coefficients.end(), rng);
+    std::vector<Fr> a(n, Fr::one()), b(n, Fr::one()), c(n);  // stale values must be cleared
+    detail::constraint_evaluations(zkey, witness, coset, a, b, c);
+    EXPECT_TRUE(a == want_a && b == want_b && c == want_c) << order;
+  }
+}
+
 // Every truncation of each binary file is refused with a message naming a section or the file
 // header and an offset (or the missing section).
 TEST(SnarkjsFiles, TruncatedFilesAreRefused) {

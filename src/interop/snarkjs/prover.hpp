@@ -54,8 +54,11 @@ namespace detail {
 
 // Throws std::invalid_argument unless the witness has one value per signal and starts with 1.
 void check_witness(const Zkey& zkey, std::span<const ff::Fr> witness);
-// A and B on the constraint domain from section 4, and C = A .* B, each at our index
-// coset.our_index(j) for snarkjs' constraint j (vectors of the domain's size).
+// A and B on the constraint domain from section 4, each at our index coset.our_index(j) for
+// snarkjs' constraint j (vectors of the domain's size).
+void ab_evaluations(const Zkey& zkey, std::span<const ff::Fr> witness, const class OddCoset& coset, std::span<ff::Fr> a,
+                    std::span<ff::Fr> b);
+// ab_evaluations, and C = A .* B.
 void constraint_evaluations(const Zkey& zkey, std::span<const ff::Fr> witness, const class OddCoset& coset,
                             std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c);
 

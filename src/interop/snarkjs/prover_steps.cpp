@@ -1,7 +1,12 @@
 // The backend-independent steps of the snarkjs prover: witness checks, the constraint
 // evaluations from section 4 and the assembly of the proof.
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include "ff/os_rng.hpp"
 #include "interop/snarkjs/odd_coset.hpp"
@@ -33,19 +38,51 @@ void check_witness(const Zkey& zkey, std::span<const ff::Fr> witness) {
   }
 }
 
-void constraint_evaluations(const Zkey& zkey, std::span<const ff::Fr> witness, const OddCoset& coset,
-                            std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+void ab_evaluations(const Zkey& zkey, std::span<const ff::Fr> witness, const OddCoset& coset, std::span<ff::Fr> a,
+                    std::span<ff::Fr> b) {
   const size_t n = coset.size();
-  if (a.size() != n || b.size() != n || c.size() != n) {
+  if (a.size() != n || b.size() != n) {
     throw std::invalid_argument("constraint evaluations: vectors must have the domain's size");
   }
-  std::fill(a.begin(), a.end(), ff::Fr::zero());
-  std::fill(b.begin(), b.end(), ff::Fr::zero());
-  for (const ZkeyCoefficient& k : zkey.coefficients) {
-    std::span<ff::Fr> target = k.matrix == 0 ? a : b;
-    target[coset.our_index(k.constraint)] += k.value * witness[k.signal];
+  tbb::parallel_for(size_t(0), n, [&](size_t i) { a[i] = b[i] = ff::Fr::zero(); });
+  const std::span<const ZkeyCoefficient> terms(zkey.coefficients);
+  const auto accumulate = [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; t++) {
+      const ZkeyCoefficient& k = terms[t];
+      (k.matrix == 0 ? a : b)[coset.our_index(k.constraint)] += k.value * witness[k.signal];
+    }
+  };
+  // snarkjs lists section 4 by constraint (each constraint's A terms, then its B terms): chunks cut
+  // where the constraint changes write disjoint rows, so they run in parallel. Another order is
+  // summed in one pass.
+  const bool by_constraint = tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(1, std::max<size_t>(terms.size(), 1)), true,
+      [&](const tbb::blocked_range<size_t>& r, bool sorted) {
+        for (size_t t = r.begin(); sorted && t < r.end(); t++) sorted = terms[t - 1].constraint <= terms[t].constraint;
+        return sorted;
+      },
+      std::logical_and<>());
+  if (!by_constraint) {
+    accumulate(0, terms.size());
+  } else {
+    constexpr size_t kChunk = size_t(1) << 14;
+    const auto chunk_start = [&](size_t chunk) {  // the first term of its constraint at or after chunk * kChunk
+      size_t t = std::min(chunk * kChunk, terms.size());
+      while (t > 0 && t < terms.size() && terms[t - 1].constraint == terms[t].constraint) t++;
+      return t;
+    };
+    const size_t chunks = (terms.size() + kChunk - 1) / kChunk;
+    tbb::parallel_for(size_t(0), chunks, [&](size_t i) { accumulate(chunk_start(i), chunk_start(i + 1)); });
   }
-  for (size_t i = 0; i < n; i++) c[i] = a[i] * b[i];
+}
+
+void constraint_evaluations(const Zkey& zkey, std::span<const ff::Fr> witness, const OddCoset& coset,
+                            std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+  if (c.size() != coset.size()) {
+    throw std::invalid_argument("constraint evaluations: vectors must have the domain's size");
+  }
+  ab_evaluations(zkey, witness, coset, a, b);
+  tbb::parallel_for(size_t(0), c.size(), [&](size_t i) { c[i] = a[i] * b[i]; });
 }
 
 Proof assemble(const Zkey& zkey, const MsmResults& m, const ff::Fr& r, const ff::Fr& s) {

@@ -1,8 +1,8 @@
-// The snarkjs prover on one CUDA device: A, B and C are built on the host (a pass over section
-// 4), uploaded, taken to the odd coset by the GPU NTT (ntt::cuda::DeviceDomain) and this layer's
-// two pointwise kernels; H's MSM reads A B - C where it lies. The GPU MSMs run over the key's
-// bases, made resident on the first proof with a key (H's bases in our NTT's index order, so
-// that no permutation of the scalars is needed) and kept for the following ones.
+// The snarkjs prover on one CUDA device: A and B are built on the host (a parallel pass over
+// section 4) and uploaded, C = A .* B is formed on the device, and the three are taken to the odd coset by the GPU NTT
+// (ntt::cuda::DeviceDomain) and this layer's two pointwise kernels; H's MSM reads A B - C where it lies. The GPU MSMs
+// run over the key's bases, made resident on the first proof with a key (H's bases in our NTT's index order, so that no
+// permutation of the scalars is needed) and kept for the following ones.
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -79,8 +79,8 @@ class CudaProver final : public Prover {
 
     const auto h_start = Clock::now();
     const size_t n = coset.size();
-    std::vector<ff::Fr> a(n), b(n), c(n);
-    detail::constraint_evaluations(zkey, witness, coset, a, b, c);
+    std::vector<ff::Fr> a(n), b(n);
+    detail::ab_evaluations(zkey, witness, coset, a, b);
     if (!domain_ || domain_->log_size() != log_n) {
       domain_.reset();
       domain_ = std::make_unique<ntt::cuda::DeviceDomain>(log_n, stream_);
@@ -88,12 +88,15 @@ class CudaProver final : public Prover {
     const unsigned split = (log_n + 1) / 2;
     upload_shift_powers(coset.shift(), log_n, split);
     DeviceBuffer<ff::Fr> da(n), db(n), dc(n);
-    for (auto [host, device] : {std::pair{&a, &da}, std::pair{&b, &db}, std::pair{&c, &dc}}) {
-      check(cudaMemcpyAsync(device->get(), host->data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (constraint evaluations)");
-      domain_->ifft(device->get());
-      cuda::scale_by_power_table(device->get(), n, shift_lo_.get(), shift_hi_.get(), split, stream_);
-      domain_->fft(device->get());
+    check(cudaMemcpyAsync(da.get(), a.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (A's evaluations)");
+    check(cudaMemcpyAsync(db.get(), b.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (B's evaluations)");
+    cuda::multiply(dc.get(), da.get(), db.get(), n, stream_);  // C = A .* B on the constraint domain
+    for (ff::Fr* device : {da.get(), db.get(), dc.get()}) {
+      domain_->ifft(device);
+      cuda::scale_by_power_table(device, n, shift_lo_.get(), shift_hi_.get(), split, stream_);
+      domain_->fft(device);
     }
     cuda::multiply_subtract(da.get(), db.get(), dc.get(), n, stream_);
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (H evaluations)");

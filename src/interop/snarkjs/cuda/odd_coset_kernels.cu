@@ -19,6 +19,12 @@ __global__ void scale_by_power_table_kernel(Fr* a, size_t n, const Fr* lo, const
   }
 }
 
+__global__ void multiply_kernel(Fr* c, const Fr* a, const Fr* b, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    c[i] = a[i] * b[i];
+  }
+}
+
 __global__ void multiply_subtract_kernel(Fr* a, const Fr* b, const Fr* c, size_t n) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     a[i] = a[i] * b[i] - c[i];
@@ -30,6 +36,11 @@ __global__ void multiply_subtract_kernel(Fr* a, const Fr* b, const Fr* c, size_t
 void scale_by_power_table(Fr* a, size_t n, const Fr* lo, const Fr* hi, unsigned split, cudaStream_t stream) {
   scale_by_power_table_kernel<<<blocks_for(n), kThreads, 0, stream>>>(a, n, lo, hi, split);
   cuzk::cuda::check_launch("scale_by_power_table");
+}
+
+void multiply(Fr* c, const Fr* a, const Fr* b, size_t n, cudaStream_t stream) {
+  multiply_kernel<<<blocks_for(n), kThreads, 0, stream>>>(c, a, b, n);
+  cuzk::cuda::check_launch("multiply");
 }
 
 void multiply_subtract(Fr* a, const Fr* b, const Fr* c, size_t n, cudaStream_t stream) {

@@ -4,6 +4,8 @@
 # `cuzk-bench snarkjs setup` a key (insecure, known toxic waste), then `cuzk-bench snarkjs prove`
 # runs per backend on the key's first read (every point checked) and on a key recorded as checked,
 # --repeat 3 (the CUDA prover keeps the bases of the last key resident: rows 1 and 2 show it).
+# Each backend's proof (proof-BACKEND.json), public.json and the key's verification_key.json stay
+# in OUTDIR/kK, for snarkjs to verify on a machine with node.
 #   bench/snarkjs_gpu_figures.sh OUTDIR POWER...
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), BACKENDS (default "cpu cuda"; the CPU
 # row is skipped above CPU_MAX_POWER, default 20), RUN_TIMEOUT (seconds per command, 590).
@@ -37,6 +39,7 @@ for k in "$@"; do
   step "$dir/chain.log" "$bench" snarkjs chain "$n" "$dir/chain.r1cs" "$dir/chain.wtns" || continue
   step "$dir/setup.log" "$bench" snarkjs setup "$dir/chain.r1cs" "$dir/chain.zkey" || continue
   grep '^wrote' "$dir/setup.log"
+  step "$dir/export-vk.log" "$bench" snarkjs export-vk "$dir/chain.zkey" "$dir/verification_key.json"
   for backend in ${BACKENDS:-cpu cuda}; do
     if [ "$backend" = cpu ] && [ "$k" -gt "${CPU_MAX_POWER:-20}" ]; then continue; fi
     for read in first recorded; do
@@ -50,6 +53,8 @@ for k in "$@"; do
         --backend "$backend" --repeat 3 "${keys[@]}"
       grep -E '^zkey:|^ *rep|^ *[0-9]+ ' "$log"
     done
+    # Kept for snarkjs to verify elsewhere (snarkjs groth16 verify VK PUBLIC PROOF).
+    cp -f "$dir/proof.json" "$dir/proof-$backend.json" 2>/dev/null
   done
-  rm -f "$dir/chain.zkey" "$dir/chain.r1cs" # large; the logs stay
+  rm -f "$dir/chain.zkey" "$dir/chain.r1cs" "$dir/chain.wtns" # large; the logs, proofs and vk stay
 done

@@ -33,13 +33,6 @@ std::string slurp(const std::string& path) {
   return std::string(bytes.begin(), bytes.end());
 }
 
-Bytes32 from_hex(const std::string& h) {
-  Bytes32 b{};
-  EXPECT_EQ(h.size(), 64u) << h;
-  for (size_t i = 0; i < 32 && 2 * i + 1 < h.size(); i++) b[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
-  return b;
-}
-
 // ---- a generated output: random values in the exact shape of `info` -----------------------
 
 Fr random_fr(std::mt19937_64& rng) { return Fr::random(rng); }
@@ -176,11 +169,11 @@ TEST(FilecoinC1, RealOutputMatchesItsMeta) {
   const SealCommitPhase1Output c1 = read_seal_commit_phase1_file(real_c1_path());
   const auto meta = nlohmann::json::parse(slurp(real_meta_path()));
   EXPECT_EQ(meta["registered_proof"].get<std::string>(), seal_proof_info(c1.registered_proof).name);
-  EXPECT_EQ(c1.comm_r, from_hex(meta["comm_r_hex"]));
-  EXPECT_EQ(c1.comm_d, from_hex(meta["comm_d_hex"]));
-  EXPECT_EQ(fr_to_bytes_le(c1.replica_id), from_hex(meta["replica_id_hex"]));
-  EXPECT_EQ(c1.seed, from_hex(meta["seed_hex"]));
-  EXPECT_EQ(c1.ticket, from_hex(meta["ticket_hex"]));
+  EXPECT_EQ(c1.comm_r, test::bytes32_from_hex(meta["comm_r_hex"]));
+  EXPECT_EQ(c1.comm_d, test::bytes32_from_hex(meta["comm_d_hex"]));
+  EXPECT_EQ(fr_to_bytes_le(c1.replica_id), test::bytes32_from_hex(meta["replica_id_hex"]));
+  EXPECT_EQ(c1.seed, test::bytes32_from_hex(meta["seed_hex"]));
+  EXPECT_EQ(c1.ticket, test::bytes32_from_hex(meta["ticket_hex"]));
   const auto& expect = meta["challenges_and_parents_from_vanilla_proofs"];
   ASSERT_EQ(expect.size(), 2u);
   for (size_t i = 0; i < 2; i++) {

@@ -25,12 +25,6 @@ struct RealC1 {
   SealCommitIdentity identity;
 };
 
-Bytes32 from_hex(const std::string& h) {
-  Bytes32 b{};
-  for (size_t i = 0; i < 32; i++) b[i] = uint8_t(std::stoi(h.substr(2 * i, 2), nullptr, 16));
-  return b;
-}
-
 // The real 8 MiB C1 and its prover and sector (from its .meta.json); nullopt when absent.
 std::optional<RealC1> load_real_c1() {
   const std::filesystem::path dir = std::filesystem::path(test::testdata_dir()) / "filecoin" / "porep";
@@ -38,7 +32,7 @@ std::optional<RealC1> load_real_c1() {
   if (!std::filesystem::exists(json) || !std::filesystem::exists(meta)) return std::nullopt;
   RealC1 r{read_seal_commit_phase1_file(json), {}};
   const auto m = nlohmann::json::parse(std::ifstream(meta));
-  r.identity.prover_id = from_hex(m.at("prover_id_hex").get<std::string>());
+  r.identity.prover_id = test::bytes32_from_hex(m.at("prover_id_hex").get<std::string>());
   r.identity.sector_id = m.at("sector_id").get<uint64_t>();
   return r;
 }

@@ -25,6 +25,7 @@
 #include "gadgets/hashers.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/verifier.hpp"
+#include "post_vanilla.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "serial_only_cs.hpp"
@@ -136,18 +137,7 @@ TEST(FilecoinPostTest, WindowPoSt32GiBPartitionCounts) {
 
 // ---- satisfaction ----
 
-std::vector<uint8_t> from_hex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(uint8_t(std::stoul(s.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
-Fr fr_from_hex(const std::string& s) {
-  const auto b = from_hex(s);
-  Fr x;
-  if (b.size() != 32 || !Fr::from_bytes_le(b.data(), x)) throw std::invalid_argument("not an Fr: " + s);
-  return x;
-}
+using test::post::fr_from_hex;
 
 struct TestSector {
   uint64_t id = 0;
@@ -556,11 +546,11 @@ TEST(FilecoinPostTest, CalibnetWindowPoSt32GiBVerifiesWithThePublishedKey) {
   const auto vk_path = dir / window_post_parameter_id(uint64_t(32) << 30).vk_name();
   if (!std::filesystem::exists(vk_path)) GTEST_SKIP() << "no published verifying key " << vk_path;
   const auto j = nlohmann::json::parse(std::ifstream(file));
-  const auto r = from_hex(j.at("randomness_hex"));
+  const auto r = test::hex_bytes(j.at("randomness_hex"));
   Bytes32 randomness{};
   std::copy(r.begin(), r.end(), randomness.begin());
   const std::vector<PoStPublicSector> pub{{j.at("sector_id").get<uint64_t>(), fr_from_hex(j.at("comm_r_hex"))}};
-  const auto proof = groth16::decode_proof(from_hex(j.at("proof_hex")));
+  const auto proof = groth16::decode_proof(test::hex_bytes(j.at("proof_hex")));
   const groth16::PreparedVerifyingKey pvk(groth16::read_verifying_key(vk_path.string()));
   for (auto id : {RegisteredPoStProof::kStackedDrgWindow32GiBV1, RegisteredPoStProof::kStackedDrgWindow32GiBV1_2}) {
     const FallbackPoStParams& p = post_proof_info(id).params;

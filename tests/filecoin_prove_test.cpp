@@ -32,12 +32,6 @@ std::filesystem::path params_cache() {
   return CUZK_TEST_PARAMS_CACHE;
 }
 
-Bytes32 from_hex(const std::string& h) {
-  Bytes32 b{};
-  for (size_t i = 0; i < 32; i++) b[i] = uint8_t(std::stoi(h.substr(2 * i, 2), nullptr, 16));
-  return b;
-}
-
 std::vector<uint8_t> prove_all(const groth16::Parameters& params, const SealCommitPhase1Output& c1) {
   const SealProofInfo& info = seal_proof_info(c1.registered_proof);
   std::vector<groth16::Proof> proofs;
@@ -63,7 +57,7 @@ TEST(FilecoinProveTest, Real8MiBCommit1ProvesAndVerifies) {
   ASSERT_EQ(proof.size(), 192u);
   const groth16::PreparedVerifyingKey pvk(p.params.vk);
   SealVerifyInputs in;
-  in.prover_id = from_hex(meta.at("prover_id_hex").get<std::string>());
+  in.prover_id = test::bytes32_from_hex(meta.at("prover_id_hex").get<std::string>());
   in.sector_id = meta.at("sector_id").get<uint64_t>();
   in.ticket = c1.ticket;
   in.seed = c1.seed;

@@ -31,11 +31,13 @@
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "serial_only_cs.hpp"
+#include "snap_satisfaction.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 using Params = EmptySectorUpdateParams;
+using test::snap::satisfaction_error;
 constexpr uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 
 TEST(FilecoinSnapSlowTest, Blank32GiBCircuitCountsOfRustFilProofs) {
@@ -84,12 +86,7 @@ TEST(FilecoinSnapSlowTest, Generated8MiBUpdateSatisfiesEveryPartition) {
     EXPECT_EQ(write_empty_sector_update_partition_proof(proof, u.params), bytes[k]);
     EXPECT_EQ(verify_empty_sector_update_partition(u.params, u.public_inputs(k), proof), "") << k;
     const auto circuit = EmptySectorUpdateCircuit::from_vanilla(u.params, u.public_inputs(k), proof);
-    r1cs::TestChecker cs;
-    circuit.synthesize(cs);
-    ASSERT_TRUE(cs.is_satisfied()) << "partition " << k << ": " << *cs.first_unsatisfied();
-    const auto expected = circuit.public_input_values();
-    ASSERT_EQ(cs.inputs().size(), 5u);
-    for (size_t i = 0; i < 4; i++) EXPECT_EQ(cs.inputs()[i + 1], expected[i]);
+    ASSERT_EQ(satisfaction_error(circuit), "") << "partition " << k;
     // Partition k's proof is refused as another partition's.
     auto other = u.public_inputs(k);
     other.k = (k + 1) % 4;
@@ -157,19 +154,6 @@ TEST(FilecoinSnapSlowTest, DISABLED_Sparse32GiBPartitionSerialVsSections) {
     EXPECT_EQ(constraints[1], constraints[0]);
     EXPECT_EQ(aux[1], aux[0]);
   }
-}
-
-// "" when the circuit is satisfied with the verifier's public inputs, else what failed.
-std::string satisfaction_error(const EmptySectorUpdateCircuit& c) {
-  r1cs::TestChecker cs;
-  c.synthesize(cs);
-  if (!cs.is_satisfied()) return "unsatisfied: " + *cs.first_unsatisfied();
-  const auto expected = c.public_input_values();
-  if (cs.inputs().size() != 5) return std::to_string(cs.inputs().size()) + " inputs";
-  for (size_t i = 0; i < 4; i++) {
-    if (cs.inputs()[i + 1] != expected[i]) return "input " + std::to_string(i) + " differs";
-  }
-  return "";
 }
 
 TEST(FilecoinSnapSlowTest, SparseUpdatesSatisfyThe8MiBAnd32GiBCircuits) {

@@ -32,11 +32,13 @@
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "serial_only_cs.hpp"
+#include "snap_satisfaction.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 using Params = EmptySectorUpdateParams;
+using test::snap::satisfaction_error;
 constexpr uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 
 TEST(FilecoinSnapTest, RegisteredUpdateProofsAndParameters) {
@@ -218,15 +220,6 @@ const TestSectorUpdate& update_2kib(bool poseidon) {
   return poseidon ? pos : standard;
 }
 
-void expect_satisfied(const EmptySectorUpdateCircuit& c) {
-  r1cs::TestChecker cs;
-  c.synthesize(cs);
-  ASSERT_TRUE(cs.is_satisfied()) << *cs.first_unsatisfied();
-  const auto expected = c.public_input_values();
-  ASSERT_EQ(cs.inputs().size(), 5u);
-  for (size_t i = 0; i < 4; i++) EXPECT_EQ(cs.inputs()[i + 1], expected[i]) << "input " << i;
-}
-
 // Refused: some constraint unsatisfied, or synthesis throws (as rust-fil-proofs asserts) when the
 // witness's label_r_new disagrees with the computed encoding.
 bool refused(const EmptySectorUpdateCircuit& c) {
@@ -262,7 +255,7 @@ TEST(FilecoinSnapTest, Generated2KiBUpdateRoundTripsVerifiesAndSatisfies) {
       EXPECT_EQ(write_empty_sector_update_partition_proof(read, p), bytes[k]) << "partition " << k;
       EXPECT_EQ(verify_empty_sector_update_partition(p, u.public_inputs(k), read), "") << "partition " << k;
       const auto circuit = EmptySectorUpdateCircuit::from_vanilla(p, u.public_inputs(k), read);
-      expect_satisfied(circuit);
+      EXPECT_EQ(satisfaction_error(circuit), "") << "partition " << k;
       // Same number of constraints as the blank circuit (the parameters' shape).
       r1cs::ShapeCounter shape;
       circuit.synthesize(shape);
@@ -275,20 +268,6 @@ TEST(FilecoinSnapTest, Generated2KiBUpdateRoundTripsVerifiesAndSatisfies) {
         poseidon ? 32u + 8 + 10 * 3 * tree_r_bytes : 32u + 8 + 8 * 32 + 8 + 10 * (2 * tree_r_bytes + tree_d_bytes);
     EXPECT_EQ(bytes[0].size(), expected_size);
   }
-}
-
-// "" when the circuit is satisfied with the verifier's public inputs, else what failed (callable
-// from worker threads).
-std::string satisfaction_error(const EmptySectorUpdateCircuit& c) {
-  r1cs::TestChecker cs;
-  c.synthesize(cs);
-  if (!cs.is_satisfied()) return "unsatisfied: " + *cs.first_unsatisfied();
-  const auto expected = c.public_input_values();
-  if (cs.inputs().size() != 5) return std::to_string(cs.inputs().size()) + " inputs";
-  for (size_t i = 0; i < 4; i++) {
-    if (cs.inputs()[i + 1] != expected[i]) return "input " + std::to_string(i) + " differs";
-  }
-  return "";
 }
 
 TEST(FilecoinSnapTest, SparseUpdatesMatchTheFullGeneratorVerifyAndSatisfy) {

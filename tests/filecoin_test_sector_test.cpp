@@ -42,13 +42,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Bytes32 from_hex(const std::string& h) {
-  Bytes32 b{};
-  EXPECT_EQ(h.size(), 64u) << h;
-  for (size_t i = 0; i < 32 && 2 * i + 1 < h.size(); i++) b[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
-  return b;
-}
-
 Bytes32 pattern(uint8_t start) {
   Bytes32 b;
   for (size_t i = 0; i < 32; i++) b[i] = uint8_t(start + 7 * i);
@@ -223,9 +216,11 @@ TEST(FilecoinTestSector, ZeroSectorCommDIsTheZeroPieceCommitment) {
   };
   for (const auto& [id, hex] : cases) {
     const SealProofInfo& info = seal_proof_info(id);
-    EXPECT_EQ(fr_to_bytes_le(SparseMerkleTree(info.tree_d, Fr::zero()).root()), from_hex(hex)) << info.name;
+    EXPECT_EQ(fr_to_bytes_le(SparseMerkleTree(info.tree_d, Fr::zero()).root()), test::bytes32_from_hex(hex))
+        << info.name;
     if (info.sector_size <= (uint64_t(8) << 20)) {
-      EXPECT_EQ(fr_to_bytes_le(MerkleTree(info.tree_d, std::vector<Fr>(info.nodes, Fr::zero())).root()), from_hex(hex))
+      EXPECT_EQ(fr_to_bytes_le(MerkleTree(info.tree_d, std::vector<Fr>(info.nodes, Fr::zero())).root()),
+                test::bytes32_from_hex(hex))
           << info.name;
     }
   }
@@ -476,7 +471,7 @@ TEST(FilecoinTestSector, LotusPresealedReplicasReproduce) {
   size_t sectors = 0;
   for (const auto& miner : meta["miners"]) {
     const std::string name = miner["miner"];
-    const Bytes32 prover_id = from_hex(miner["prover_id_hex"]);
+    const Bytes32 prover_id = test::bytes32_from_hex(miner["prover_id_hex"]);
     EXPECT_EQ(prover_id, prover_id_from_actor_id(miner["actor_id"].get<uint64_t>()));
     for (const auto& s : miner["sectors"]) {
       const uint64_t number = s["sector_number"];
@@ -488,7 +483,7 @@ TEST(FilecoinTestSector, LotusPresealedReplicasReproduce) {
       const auto r_last = test::read_file(dir + "/" + name + "/cache/" + id + "/sc-02-data-tree-r-last.dat");
       ASSERT_EQ(sealed.size(), info.sector_size);
       ASSERT_EQ(p_aux.size(), 64u);
-      const Bytes32 comm_d = from_hex(s["comm_d_hex"]), comm_r = from_hex(s["comm_r_hex"]);
+      const Bytes32 comm_d = test::bytes32_from_hex(s["comm_d_hex"]), comm_r = test::bytes32_from_hex(s["comm_r_hex"]);
       const Bytes32 rid = replica_id(prover_id, number, ticket, comm_d, info.porep_id());
       std::vector<uint8_t> data = unseal_replica(info, sealed, rid);
       const SealedSector again(info, data, prover_id, number, ticket);

@@ -210,7 +210,9 @@ TEST_F(ParamFileLoadTest, ChunkedReadsDecodeTheSameParameters) {
     f.set_read_hook([&](size_t) { reads++; });
     for (ReadMode mode : {ReadMode::kChecked, ReadMode::kUnchecked}) EXPECT_EQ(f.decode(mode), chain_) << chunk;
     EXPECT_EQ(f.decode_verifying_key(ReadMode::kChecked), chain_.vk);
-    if (chunk == 4096) EXPECT_GT(reads, 16u);
+    if (chunk == 4096) {
+      EXPECT_GT(reads, 16u);
+    }
   }
 }
 

@@ -31,14 +31,8 @@ struct Sector {
   std::unique_ptr<filecoin::MerkleTree> tree;
 };
 
-inline std::vector<uint8_t> from_hex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(uint8_t(std::stoul(s.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
 inline Fr fr_from_hex(const std::string& s) {
-  const auto b = from_hex(s);
+  const auto b = test::hex_bytes(s);
   Fr x;
   if (b.size() != 32 || !Fr::from_bytes_le(b.data(), x)) throw std::invalid_argument("not an Fr: " + s);
   return x;

@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,34 @@ std::string testdata_dir() {
 std::string repo_testdata_dir() {
   if (const char* env = std::getenv("CUZK_REPO_TESTDATA")) return env;
   return CUZK_REPO_TESTDATA_DIR;
+}
+
+std::vector<uint8_t> hex_bytes(const std::string& hex) {
+  const auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::vector<uint8_t> out;
+  if (hex.size() % 2) ADD_FAILURE() << "odd-length hex string: " << hex;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) {
+      ADD_FAILURE() << "not a hex digit at " << i << " of: " << hex;
+      break;
+    }
+    out.push_back(uint8_t(hi << 4 | lo));
+  }
+  return out;
+}
+
+std::array<uint8_t, 32> bytes32_from_hex(const std::string& hex) {
+  std::array<uint8_t, 32> b{};
+  if (hex.size() != 64) ADD_FAILURE() << "expected 64 hex characters, got " << hex.size() << ": " << hex;
+  const std::vector<uint8_t> bytes = hex_bytes(hex);
+  std::copy_n(bytes.begin(), std::min(bytes.size(), b.size()), b.begin());
+  return b;
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {

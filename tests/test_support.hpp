@@ -2,6 +2,7 @@
 // CUZK_TEST_SEED to reproduce a failure) and the path of the shared test vectors.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -25,6 +26,12 @@ std::string repo_testdata_dir();
 
 // Reads a whole file; fails the current test (returns empty) when it cannot.
 std::vector<uint8_t> read_file(const std::string& path);
+
+// The bytes of a hex string (either case); fails the current test (returns what it read so far)
+// at an odd length or a character that is not a hex digit.
+std::vector<uint8_t> hex_bytes(const std::string& hex);
+// hex_bytes of exactly 64 hex characters (a commitment, a prover id, randomness).
+std::array<uint8_t, 32> bytes32_from_hex(const std::string& hex);
 
 // A fresh directory /tmp/<prefix>-XXXXXX, removed with everything in it at the end of its scope.
 struct TempDir {

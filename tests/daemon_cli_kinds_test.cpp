@@ -50,17 +50,6 @@ int run_cli(std::vector<std::string> args, std::string* output) {
   return cuzk::test::run_program(argv, output, std::chrono::seconds(600));
 }
 
-void write_file(const std::string& path, std::string_view bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), std::streamsize(bytes.size()));
-  ASSERT_TRUE(f.good()) << path;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
 std::string hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s;
@@ -137,11 +126,11 @@ TEST(DaemonCliKindsTest, PoStProofsFromVanillaFilesVerify) {
   const post::Bytes32 r = post::randomness_of(cuzk::test::run_seed());
   const std::string randomness = hex(post::view(r));
   const std::string dir = d.dir(), s0 = dir + "/s0.vanilla", s1 = dir + "/s1.vanilla", win = dir + "/win.vanilla";
-  write_file(s0, post::vanilla_bincode(window.params, sectors[0], r, 0));
-  write_file(s1, post::vanilla_bincode(window.params, sectors[1], r, 1));
+  cuzk::test::write_file(s0, post::vanilla_bincode(window.params, sectors[0], r, 0));
+  cuzk::test::write_file(s1, post::vanilla_bincode(window.params, sectors[1], r, 1));
   // WinningPoSt's vanilla proof opens its 66 challenges in one sector proof.
   const fc::FallbackPoStParams win_vanilla{2048, 66, 1, winning.params.api_version, winning.params.tree_r};
-  write_file(win, post::vanilla_bincode(win_vanilla, sectors[1], r, 0));
+  cuzk::test::write_file(win, post::vanilla_bincode(win_vanilla, sectors[1], r, 0));
 
   std::string out;
   ASSERT_EQ(run_cli({"--addr", d.addr(), "prove", "window-post", "--vanilla", s1, "--vanilla", s0, "--registered-proof",
@@ -152,7 +141,7 @@ TEST(DaemonCliKindsTest, PoStProofsFromVanillaFilesVerify) {
       << out;
   EXPECT_TRUE(contains(out, "(WindowPoSt StackedDrgWindow2KiBV1_2, miner t01000, partition 0, 2 sectors)")) << out;
   EXPECT_TRUE(contains(out, "verified  true")) << out;
-  const std::string window_proof = read_bytes(dir + "/window.proof");
+  const std::string window_proof = cuzk::test::read_text(dir + "/window.proof");
   ASSERT_EQ(window_proof.size(), 192u);
   const std::vector<fc::PoStPublicSector> pub = {{sectors[0].id, sectors[0].comm_r},
                                                  {sectors[1].id, sectors[1].comm_r}};
@@ -171,7 +160,7 @@ TEST(DaemonCliKindsTest, PoStProofsFromVanillaFilesVerify) {
   EXPECT_EQ(json["state"], "succeeded");
   EXPECT_EQ(json["verified"], true);
   EXPECT_EQ(json["proof_bytes"], 192);
-  const std::string winning_proof = read_bytes(dir + "/winning.proof");
+  const std::string winning_proof = cuzk::test::read_text(dir + "/winning.proof");
   ASSERT_EQ(winning_proof.size(), 192u);
   const std::vector<fc::PoStPublicSector> pub_win(66, pub[1]);
   const auto winning_key = daemon_key(d, winning_params);
@@ -221,7 +210,7 @@ TEST(DaemonCliKindsTest, RefusalsNameTheOptionOrTheFile) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
   const std::string dir = d.dir(), garbage = dir + "/garbage.vanilla", absent = dir + "/absent.vanilla";
-  write_file(garbage, std::string(100, '\x07'));
+  cuzk::test::write_file(garbage, std::string(100, '\x07'));
   const std::string randomness(64, '1');
   // `prove window-post` with this file and randomness; `drop` leaves that option out.
   auto window = [&](const std::string& vanilla, const std::string& r, const std::string& proof = "10",
@@ -273,10 +262,10 @@ TEST(DaemonCliKindsTest, RefusalsNameTheOptionOrTheFile) {
   EXPECT_EQ(run_cli(snap({garbage, garbage}, zero, zero), &out), kUsage) << out;
   EXPECT_TRUE(contains(out, "2 vanilla proofs given; StackedDrg2KiBV1 has 1 partition")) << out;
   const std::string json = dir + "/snap-vproof.json";
-  write_file(json, "[\"" + cuzk::kinds::base64_encode("partition 0") + "\", \"not base64!\"]");
+  cuzk::test::write_file(json, "[\"" + cuzk::kinds::base64_encode("partition 0") + "\", \"not base64!\"]");
   EXPECT_EQ(run_cli(snap({json}, zero, zero), &out), kInputError) << out;
   EXPECT_TRUE(contains(out, json + ": element 1 is not base64")) << out;
-  write_file(json, "[\"" + cuzk::kinds::base64_encode("partition 0") + "\"]");
+  cuzk::test::write_file(json, "[\"" + cuzk::kinds::base64_encode("partition 0") + "\"]");
   EXPECT_EQ(run_cli(snap({json}, zero, zero), &out), kInputError) << out;
   EXPECT_TRUE(contains(out, json + " [0]: not a bincode PartitionProof of StackedDrg2KiBV1")) << out;
   // Nothing reached the daemon.
@@ -303,8 +292,8 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
   ASSERT_FALSE(testing::Test::HasFailure());
   ASSERT_TRUE(copy_cached_params(d, params));
   const std::string dir = d.dir(), part0 = dir + "/partition-0.vanilla", json = dir + "/snap-vproof.json";
-  write_file(part0, partition);
-  write_file(json, "[\"" + cuzk::kinds::base64_encode(partition) + "\"]");
+  cuzk::test::write_file(part0, partition);
+  cuzk::test::write_file(json, "[\"" + cuzk::kinds::base64_encode(partition) + "\"]");
 
   const auto expected = fc::empty_sector_update_public_inputs(u.params, u.public_inputs(0));
   const std::vector<Fr> inputs(expected.begin(), expected.end());
@@ -335,7 +324,7 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
       << out;
   EXPECT_TRUE(contains(out, "(SnapDeals StackedDrg2KiBV1, miner t01000, sector 1, 1 partition)")) << out;
   EXPECT_TRUE(contains(out, "verified  true")) << out;
-  const std::string proof = read_bytes(dir + "/snap.proof");
+  const std::string proof = cuzk::test::read_text(dir + "/snap.proof");
   ASSERT_EQ(proof.size(), 192u);
   EXPECT_TRUE(verifies(key, proof, inputs));
   auto changed = inputs;
@@ -368,7 +357,7 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
                     &out),
             kOk)
       << out;
-  const std::string proof2 = read_bytes(dir + "/snap-json.proof");
+  const std::string proof2 = cuzk::test::read_text(dir + "/snap-json.proof");
   ASSERT_EQ(proof2.size(), 192u);
   EXPECT_TRUE(verifies(key, proof2, inputs));
 

@@ -255,14 +255,6 @@ bool job_known(const DaemonProcess& d, const std::string& id) {
   return false;
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 // The default request's parameter set.
 constexpr const char* kParamId = "synthetic-1024-4-seed7";
 
@@ -446,9 +438,9 @@ TEST(DaemonFaultsTest, AParameterFileChangedUnderALoadedSetIsUsedOrRefusedNeverA
   expect_proof_works(d);
   const std::string file = d.dir() + "/params/" + kParamId + ".params";
   ASSERT_TRUE(fs::is_regular_file(file));
-  const std::string original = read_bytes(file);
+  const std::string original = cuzk::test::read_text(file);
 
-  write_bytes(file, original.substr(0, original.size() / 2));
+  cuzk::test::write_file(file, original.substr(0, original.size() / 2));
   expect_proof_works(d);
   EXPECT_TRUE(evict(d, kParamId));
   v1::AwaitProofResponse r = prove(d, synthetic_request());
@@ -457,12 +449,12 @@ TEST(DaemonFaultsTest, AParameterFileChangedUnderALoadedSetIsUsedOrRefusedNeverA
 
   std::string flipped = original;
   flipped[flipped.size() / 2] ^= 0x01;
-  write_bytes(file, flipped);
+  cuzk::test::write_file(file, flipped);
   r = prove(d, synthetic_request());
   EXPECT_EQ(r.state(), v1::JOB_STATE_FAILED);
   EXPECT_NE(r.error_message().find(file), std::string::npos) << r.error_message();
 
-  write_bytes(file, original);
+  cuzk::test::write_file(file, original);
   expect_proof_works(d);
   EXPECT_TRUE(d.running());
   const nlohmann::json st = cuzk::test::expect_daemon_idle(d);

@@ -27,29 +27,12 @@ constexpr uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 
 fs::path params_testdata() { return fs::path(test::testdata_dir()) / "filecoin" / "params"; }
 
-// A fresh directory under the system temp directory, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("cuzk-fcparams-" + std::to_string(test::run_seed()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path write(const std::string& name, const std::string& bytes) const {
-    fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+// name's path in dir, written with bytes.
+fs::path write_in(const test::TempDir& dir, const std::string& name, const std::string& bytes) {
+  const fs::path p = fs::path(dir.path) / name;
+  test::write_file(p.string(), bytes);
+  return p;
+}
 
 // Sets (or unsets, for nullptr) an environment variable and restores it afterwards.
 class ScopedEnv {
@@ -429,11 +412,11 @@ std::string patterned_bytes() {
 }
 
 TEST(ParameterDigest, KnownValues) {
-  TempDir dir;
-  EXPECT_EQ(parameter_digest(dir.write("empty", "")), "786a02f742015903c6c6fd852552d272");
-  EXPECT_EQ(parameter_digest(dir.write("abc", "abc")), "ba80a53f981c4d0d6a2797b69f12f6e9");
+  test::TempDir dir;
+  EXPECT_EQ(parameter_digest(write_in(dir, "empty", "")), "786a02f742015903c6c6fd852552d272");
+  EXPECT_EQ(parameter_digest(write_in(dir, "abc", "abc")), "ba80a53f981c4d0d6a2797b69f12f6e9");
   const std::string big = patterned_bytes();
-  const fs::path p = dir.write("big", big);
+  const fs::path p = write_in(dir, "big", big);
   std::vector<std::pair<uint64_t, uint64_t>> calls;
   EXPECT_EQ(parameter_digest(p, [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); }),
             "d98b7b611ee658f05e8dbae182d985c2");
@@ -451,8 +434,8 @@ TEST(ParameterDigest, KnownValues) {
 }
 
 TEST(ParameterDigest, WrongDigestThrowsNamingFileAndDigests) {
-  TempDir dir;
-  const fs::path p = dir.write("v28-some.vk", "abc");
+  test::TempDir dir;
+  const fs::path p = write_in(dir, "v28-some.vk", "abc");
   try {
     verify_parameter_digest(p, "00000000000000000000000000000000");
     FAIL() << "no error for a wrong digest";
@@ -466,19 +449,19 @@ TEST(ParameterDigest, WrongDigestThrowsNamingFileAndDigests) {
     EXPECT_EQ(e.found(), "ba80a53f981c4d0d6a2797b69f12f6e9");
   }
   // One changed byte changes the digest.
-  const fs::path q = dir.write("abd", "abd");
+  const fs::path q = write_in(dir, "abd", "abd");
   EXPECT_THROW(verify_parameter_digest(q, "ba80a53f981c4d0d6a2797b69f12f6e9"), ParameterDigestMismatch);
   // A malformed expected digest, a missing file.
   EXPECT_THROW(verify_parameter_digest(p, "ba80a53f"), std::invalid_argument);
   EXPECT_THROW(verify_parameter_digest(p, "zz80a53f981c4d0d6a2797b69f12f6e9"), std::invalid_argument);
-  const std::string missing = error_of([&] { parameter_digest(dir.path() / "absent.params"); });
+  const std::string missing = error_of([&] { parameter_digest(fs::path(dir.path) / "absent.params"); });
   EXPECT_NE(missing.find("absent.params"), std::string::npos) << missing;
-  EXPECT_THROW(parameter_digest(dir.path()), std::runtime_error);  // a directory
+  EXPECT_THROW(parameter_digest(fs::path(dir.path)), std::runtime_error);  // a directory
 }
 
 TEST(ParameterDigest, ProgressCallbackCanAbort) {
-  TempDir dir;
-  const fs::path p = dir.write("big", patterned_bytes());
+  test::TempDir dir;
+  const fs::path p = write_in(dir, "big", patterned_bytes());
   int calls = 0;
   EXPECT_THROW(parameter_digest(p,
                                 [&](uint64_t, uint64_t) {
@@ -489,8 +472,8 @@ TEST(ParameterDigest, ProgressCallbackCanAbort) {
 }
 
 TEST(ParameterDigest, VerifiesAgainstAManifest) {
-  TempDir dir;
-  const fs::path p = dir.write("v28-test.vk", "abc");
+  test::TempDir dir;
+  const fs::path p = write_in(dir, "v28-test.vk", "abc");
   ParameterManifest m;
   m["v28-test.vk"] = ParameterFileEntry{"Qm", "ba80a53f981c4d0d6a2797b69f12f6e9", 2048};
   EXPECT_EQ(verify_parameter_file(p, m).sector_size, 2048u);
@@ -506,23 +489,23 @@ TEST(ParameterDigest, VerifiesAgainstAManifest) {
 // Parameter cache directory.
 
 TEST(ParameterCache, DirectoryFromEnvironment) {
-  TempDir dir;
-  ScopedEnv env("FIL_PROOFS_PARAMETER_CACHE", dir.path().c_str());
-  EXPECT_EQ(parameter_cache_dir(), dir.path());
+  test::TempDir dir;
+  ScopedEnv env("FIL_PROOFS_PARAMETER_CACHE", fs::path(dir.path).c_str());
+  EXPECT_EQ(parameter_cache_dir(), fs::path(dir.path));
   const ParameterId id = porep_parameter_id(2 * kKiB);
   EXPECT_FALSE(find_parameter_file(id.vk_name()).has_value());
-  dir.write(id.vk_name(), "vk");
+  write_in(dir, id.vk_name(), "vk");
   const std::optional<fs::path> found = find_parameter_file(id.vk_name());
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(*found, dir.path() / id.vk_name());
-  fs::create_directory(dir.path() / id.params_name());
+  EXPECT_EQ(*found, fs::path(dir.path) / id.vk_name());
+  fs::create_directory(fs::path(dir.path) / id.params_name());
   EXPECT_THROW(find_parameter_file(id.params_name()), std::runtime_error);
   EXPECT_THROW(find_parameter_file("../" + id.vk_name()), std::invalid_argument);
   EXPECT_THROW(find_parameter_file(""), std::invalid_argument);
   EXPECT_THROW(find_parameter_file("/etc/passwd"), std::invalid_argument);
   // An explicit directory.
-  EXPECT_EQ(find_parameter_file(id.vk_name(), dir.path()), dir.path() / id.vk_name());
-  EXPECT_FALSE(find_parameter_file(id.vk_name(), dir.path() / "nowhere").has_value());
+  EXPECT_EQ(find_parameter_file(id.vk_name(), fs::path(dir.path)), fs::path(dir.path) / id.vk_name());
+  EXPECT_FALSE(find_parameter_file(id.vk_name(), fs::path(dir.path) / "nowhere").has_value());
   // Unset or empty: the default.
   env.set(nullptr);
   EXPECT_EQ(parameter_cache_dir(), fs::path("/var/tmp/filecoin-proof-parameters"));

@@ -39,6 +39,17 @@ std::string repo_testdata_dir() {
   return CUZK_REPO_TESTDATA_DIR;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!out.good()) ADD_FAILURE() << "cannot write " << path;
+}
+
 std::vector<uint8_t> hex_bytes(const std::string& hex) {
   const auto digit = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuzk::test {
@@ -26,6 +27,11 @@ std::string repo_testdata_dir();
 
 // Reads a whole file; fails the current test (returns empty) when it cannot.
 std::vector<uint8_t> read_file(const std::string& path);
+
+// A whole file as a string of bytes ("" when it cannot be read; no test failure: callers check).
+std::string read_text(const std::string& path);
+// Writes (replaces) a file with bytes; fails the current test when it cannot.
+void write_file(const std::string& path, std::string_view bytes);
 
 // The bytes of a hex string (either case); fails the current test (returns what it read so far)
 // at an odd length or a character that is not a hex digit.

@@ -1,8 +1,9 @@
-// The snarkjs prover on one CUDA device: A and B are built on the host (a parallel pass over
-// section 4) and uploaded, C = A .* B is formed on the device, and the three are taken to the odd coset by the GPU NTT
-// (ntt::cuda::DeviceDomain) and this layer's two pointwise kernels; H's MSM reads A B - C where it lies. The GPU MSMs
-// run over the key's bases, made resident on the first proof with a key (H's bases in our NTT's index order, so that no
-// permutation of the scalars is needed) and kept for the following ones.
+// The snarkjs prover on one CUDA device: A and B are summed from section 4 on the host and
+// uploaded; C = A .* B, the odd coset (GPU NTT, ntt::cuda::DeviceDomain, and the pointwise
+// kernels in odd_coset_kernels) and A B - C are formed on the device, where H's MSM reads them.
+// The GPU MSMs run over the key's bases, made resident on the first proof with a key (H's bases
+// in our NTT's index order, so that no permutation of the scalars is needed) and kept for the
+// following ones.
 #include <chrono>
 #include <memory>
 #include <mutex>

@@ -1,7 +1,6 @@
 // The pointwise steps of snarkjs' H convention on the device that the GPU NTT does not offer
 // (odd_coset.hpp): C = A .* B on the constraint domain, coefficients times powers of the shift,
-// and A B - C on the coset. Host-callable;
-// enqueued on the given stream, nothing synchronises.
+// and A B - C on the coset. Host-callable; enqueued on the given stream, nothing synchronises.
 #pragma once
 
 #include <cstddef>

@@ -1,11 +1,13 @@
 // G1 and G2: group laws in every coordinate system, scalar multiplication (generic
 // wNAF, GLV / psi-based) against each other and against the group order, the
 // endomorphisms' eigenvalues and the subgroup checks.
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "ec/curves.hpp"
+#include "ec/fixed_base.hpp"
 #include "ec/random_points.hpp"
 #include "ec/scalar_mul.hpp"
 #include "test_support.hpp"
@@ -151,6 +153,40 @@ TYPED_TEST(CurveTest, ScalarMultiplication) {
     acc += g;
   }
   EXPECT_TRUE(T::mul(J::infinity(), Fr::random(rng)).is_infinity());
+}
+
+// The setups' fixed-base multiplication (batched affine additions over a table of every
+// window's digits) against the endomorphism-based one: widths whose windows cross limbs, the
+// widest table, edge scalars, and more scalars than one batch.
+TYPED_TEST(CurveTest, FixedBaseTableMultipliesAsScalarMultiplication) {
+  using T = TypeParam;
+  using J = typename T::Jacobian;
+  auto rng = test::make_rng();
+  EXPECT_EQ(FixedBaseTable<typename T::Curve>::window_bits_for(0), 4u);
+  EXPECT_EQ(FixedBaseTable<typename T::Curve>::window_bits_for(size_t(1) << 24), 16u);
+  const J g = J::from_affine(T::generator());
+  std::vector<Fr> scalars = {
+      Fr::zero(), Fr::one(), -Fr::one(), Fr::from_u64(0xffff), Fr::from_u64(0x10000), -Fr::from_u64(0x10000)};
+  Fr two_pow = Fr::one();
+  for (int k = 0; k < 255; k += 7, two_pow = two_pow * Fr::from_u64(128)) scalars.push_back(two_pow);
+  const size_t random_count = std::is_same_v<typename T::Curve, G1Curve> ? 2500 : 1100;  // > 1 batch of 1024
+  while (scalars.size() < random_count) scalars.push_back(Fr::random(rng));
+  // 16 bits only for G1: the G2 table of that width takes seconds to build.
+  const std::vector<unsigned> widths =
+      std::is_same_v<typename T::Curve, G1Curve> ? std::vector<unsigned>{5, 13, 16} : std::vector<unsigned>{5, 13};
+  std::vector<J> expected;
+  for (const Fr& k : scalars) expected.push_back(T::mul(g, k));
+  for (unsigned w : widths) {
+    const FixedBaseTable<typename T::Curve> table(T::generator(), 0, w);
+    ASSERT_EQ(table.window_bits(), w);
+    const auto all = table.mul_all(scalars);
+    ASSERT_EQ(all.size(), scalars.size());
+    for (size_t i = 0; i < scalars.size(); i++) {
+      ASSERT_EQ(J::from_affine(all[i]), expected[i]) << "width " << w << ", scalar " << i;
+      if (i < 64) EXPECT_EQ(table.mul(scalars[i]), expected[i]) << "width " << w << ", scalar " << i;
+    }
+  }
+  EXPECT_TRUE(FixedBaseTable<typename T::Curve>(T::generator()).mul_all({}).empty());
 }
 
 TYPED_TEST(CurveTest, OrderOfSubgroupPointsIsR) {

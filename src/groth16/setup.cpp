@@ -84,8 +84,10 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& w
     }
   });
 
-  const FixedBaseTable<ec::G1Curve> g1(ec::kG1Generator);
-  const FixedBaseTable<ec::G2Curve> g2(ec::kG2Generator);
+  const std::vector<Fr> a_nz = nonzero(a), b_nz = nonzero(b);
+  const FixedBaseTable<ec::G1Curve> g1(ec::kG1Generator,
+                                       ic.size() + h_scalars.size() + l.size() + a_nz.size() + b_nz.size());
+  const FixedBaseTable<ec::G2Curve> g2(ec::kG2Generator, b_nz.size());
   Parameters p;
   p.vk.alpha_g1 = g1.mul(w.alpha).to_affine();
   p.vk.beta_g1 = g1.mul(w.beta).to_affine();
@@ -93,7 +95,6 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& w
   p.vk.gamma_g2 = g2.mul(w.gamma).to_affine();
   p.vk.delta_g1 = g1.mul(w.delta).to_affine();
   p.vk.delta_g2 = g2.mul(w.delta).to_affine();
-  const std::vector<Fr> a_nz = nonzero(a), b_nz = nonzero(b);
   tbb::parallel_invoke([&] { p.vk.ic = g1.mul_all(ic); }, [&] { p.h = g1.mul_all(h_scalars); },
                        [&] { p.l = g1.mul_all(l); }, [&] { p.a = g1.mul_all(a_nz); },
                        [&] { p.b_g1 = g1.mul_all(b_nz); }, [&] { p.b_g2 = g2.mul_all(b_nz); });

@@ -90,8 +90,8 @@ Zkey setup_from_toxic_waste(const R1cs& r1cs, const groth16::ToxicWaste& waste) 
   std::vector<Fr> h = lagrange_at(waste.tau, log_n + 1, 1, 2, n);
   for (Fr& x : h) x *= delta_inverse;
 
-  const FixedBaseTable<ec::G1Curve> g1(ec::kG1Generator);
-  const FixedBaseTable<ec::G2Curve> g2(ec::kG2Generator);
+  const FixedBaseTable<ec::G1Curve> g1(ec::kG1Generator, ic.size() + c.size() + u.size() + v.size() + h.size());
+  const FixedBaseTable<ec::G2Curve> g2(ec::kG2Generator, v.size());
   z.alpha_g1 = g1.mul(waste.alpha).to_affine();
   z.beta_g1 = g1.mul(waste.beta).to_affine();
   z.beta_g2 = g2.mul(waste.beta).to_affine();

@@ -21,70 +21,83 @@ FIELDS = {
     'fp': (6, 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab),
 }
 N, R_MOD = FIELDS[sys.argv[1] if len(sys.argv) > 1 else 'fr']
-def run(lines, inputs, inv):
-    """inputs: the 64-bit limb lists after the result operands (a, b[, c, d], m)."""
-    regs = {}
-    cc = None  # None: undefined
+def compile_routine(lines):
+    """Translates one routine's PTX lines into a Python function run(inputs, inv) -> (out, events):
+    the same instruction semantics, carry flag and events as executing the lines one by one, as
+    straight-line code (an interpreter parsing every line for every case took minutes).
+    inputs: the 64-bit limb lists after the result operands (a, b[, c, d], m)."""
+    code = ['def run(inputs, inv):', '    ops = [None] * %d + [v for limbs in inputs for v in limbs] + [inv]' % N,
+            '    out = [None] * %d' % N, '    ev = []', '    cc = None']
+    names = {}
+    def reg(x):  # a PTX register as a Python local
+        if x not in names: names[x] = 'r_' + re.sub(r'\W', '_', x)
+        return names[x]
     def val(x):
         x = x.strip()
-        if re.fullmatch(r'-?\d+', x): return int(x) & M32
-        if x.startswith('%'):
-            k = int(x[1:]); return ops[k]
-        return regs[x]
-    ops = [None]*N + [v for limbs in inputs for v in limbs] + [inv]
-    out = [None]*N
-    events = []
+        if re.fullmatch(r'-?\d+', x): return str(int(x) & M32)
+        if x.startswith('%'): return 'ops[%d]' % int(x[1:])
+        return reg(x)
+    cc_defined = False  # whether the carry flag holds a value here (straight-line code)
+    def emit(line): code.append('    ' + line)
     for ln in lines:
-        if ln in ('{','}') or ln.startswith('.reg'): continue
+        if ln in ('{', '}') or ln.startswith('.reg'): continue
         op, rest = ln.split(' ', 1)
         args = [t.strip() for t in rest.rstrip(';').split(',')]
         if op == 'mov.b64':
             m_ = re.match(r'\{(\w+), (\w+)\}, (%\d+)', rest.rstrip(';'))
             if m_:
-                v = val(m_.group(3)); regs[m_.group(1)] = v & M32; regs[m_.group(2)] = v >> 32; continue
+                emit('v = %s; %s = v & M32; %s = v >> 32' % (val(m_.group(3)), reg(m_.group(1)), reg(m_.group(2))))
+                continue
             m_ = re.match(r'(%\d+), \{(\w+), (\w+)\}', rest.rstrip(';'))
-            out[int(m_.group(1)[1:])] = regs[m_.group(2)] | (regs[m_.group(3)] << 32); continue
+            emit('out[%d] = %s | (%s << 32)' % (int(m_.group(1)[1:]), reg(m_.group(2)), reg(m_.group(3))))
+            continue
         if op == 'mov.u32':
-            regs[args[0]] = val(args[1]); continue
+            emit('%s = %s' % (reg(args[0]), val(args[1]))); continue
         base = op.split('.')[0]
-        uses_c = base in ('madc','addc','subc')
+        uses_c = base in ('madc', 'addc', 'subc')
         sets_c = '.cc' in op
-        if uses_c and cc is None: raise Exception('carry used undefined: ' + ln)
-        cin = cc if uses_c else 0
-        if base in ('mad','madc'):
+        if uses_c and not cc_defined: raise Exception('carry used undefined: ' + ln)
+        cin = ' + cc' if uses_c else ''
+        if base in ('mad', 'madc'):
             d, x, y, z = args
-            p = val(x) * val(y)
-            part = (p & M32) if '.lo' in op else (p >> 32)
-            s = part + val(z) + cin
-        elif base in ('add','addc'):
-            d, x, y = args; s = val(x) + val(y) + cin
-        elif base in ('sub','subc'):
-            d, x, y = args; s = val(x) - val(y) - (cin if uses_c else 0)
+            part = '& M32' if '.lo' in op else '>> 32'
+            emit('s = ((%s * %s) %s) + %s%s' % (val(x), val(y), part, val(z), cin))
+        elif base in ('add', 'addc'):
+            d, x, y = args; emit('s = %s + %s%s' % (val(x), val(y), cin))
+        elif base in ('sub', 'subc'):
+            d, x, y = args; emit('s = %s - %s%s' % (val(x), val(y), ' - cc' if uses_c else ''))
         elif base == 'mul':
-            d, x, y = args; p = val(x)*val(y); s = (p & M32) if '.lo' in op else (p >> 32)
-            regs[d] = s & M32; continue
+            d, x, y = args
+            part = '& M32' if '.lo' in op else '>> 32'
+            emit('%s = ((%s * %s) %s) & M32' % (reg(d), val(x), val(y), part)); continue
         elif op == 'not.b32':
-            regs[args[0]] = ~val(args[1]) & M32; continue
+            emit('%s = ~%s & M32' % (reg(args[0]), val(args[1]))); continue
         elif op == 'setp.ne.u32':
-            regs['p'] = val(args[1]) != val(args[2]); continue
+            emit('%s = %s != %s' % (reg('p'), val(args[1]), val(args[2]))); continue
         elif op == 'selp.b32':
-            d, x, y, pp = args; regs[d] = val(x) if regs[pp] else val(y); continue
+            d, x, y, pp = args
+            emit('%s = %s if %s else %s' % (reg(d), val(x), reg(pp), val(y))); continue
         else: raise Exception(op)
-        if base in ('sub','subc'):
-            c = 1 if s < 0 else 0
-        else:
-            c = 1 if s > M32 else 0
+        carry = '(1 if s < 0 else 0)' if base in ('sub', 'subc') else '(1 if s > M32 else 0)'
         if not sets_c:
             # a non-.cc add must not overflow (except borrow-capture subc)
-            if base in ('mad','madc','add','addc') and c: events.append('overflow: ' + ln)
-            if uses_c: cc = None
+            if base in ('mad', 'madc', 'add', 'addc'):
+                emit('if %s: ev.append(%r)' % (carry, 'overflow: ' + ln))
+            if uses_c: emit('cc = None'); cc_defined = False
         else:
             # a chain starting (no carry in) while a carry is pending drops it
-            if not uses_c and cc: events.append('dropped carry before: ' + ln)
-            cc = c
-        if not sets_c and not uses_c and cc: pass
-        regs[args[0]] = s & M32
-    return out, events
+            if not uses_c: emit('if cc: ev.append(%r)' % ('dropped carry before: ' + ln))
+            emit('cc = ' + carry); cc_defined = True
+        emit('%s = s & M32' % reg(args[0]))
+    emit('return out, ev')
+    scope = {'M32': M32}
+    exec('\n'.join(code), scope)
+    return scope['run']
+_compiled = {}
+def run(lines, inputs, inv):
+    key = id(lines)
+    if key not in _compiled: _compiled[key] = (lines, compile_routine(lines))  # keeps lines alive: ids stay unique
+    return _compiled[key][1](inputs, inv)
 def limbs64(x): return [(x >> (64*i)) & ((1<<64)-1) for i in range(N)]
 def from64(l): return sum(v << (64*i) for i, v in enumerate(l))
 def split32(x): return [(x >> (32*i)) & M32 for i in range(2*N)]

@@ -10,6 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# shellcheck source=scripts/phase-times.sh
+. scripts/phase-times.sh  # phase(): wall times into $CUZK_PHASE_LOG when run-tests.sh set it
 targets=(engine_test server_unit_test settings_test daemon_test kinds_test journal_test daemon_journal_test)
 # The fuzz targets' corpus replays (tests/fuzz/): plain CTest tests, registered whether built or
 # not, so every one is built here (and its corpus replayed under the sanitizer).
@@ -49,16 +51,20 @@ for k in "${kinds[@]}"; do
       ;;
   esac
   start=$SECONDS
-  # shellcheck disable=SC2086
-  cmake -S . -B "$dir" -G Ninja -DCUZK_SANITIZE="$k" -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCH=OFF "${compiler[@]}" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" ${CUZK_SANITIZER_CMAKE_ARGS:-} >/dev/null
-  cmake --build "$dir" --parallel "$(nproc)" --target "${build_targets[@]}"
+  build() {
+    # shellcheck disable=SC2086
+    cmake -S . -B "$dir" -G Ninja -DCUZK_SANITIZE="$k" -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCH=OFF "${compiler[@]}" \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" ${CUZK_SANITIZER_CMAKE_ARGS:-} >/dev/null
+    cmake --build "$dir" --parallel "$(nproc)" --target "${build_targets[@]}"
+  }
+  phase "$k sanitizer: build" build
   built=$SECONDS
   # The unit tests of the programs built here (install_test needs the full build).
-  ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" -L unit -E "^install_test\$$skip"
+  phase "$k sanitizer: tests" ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" -L unit -E "^install_test\$$skip"
   tested=$SECONDS
   if [ "$fuzz" = 1 ]; then
-    FUZZ_BUILD_DIR=$dir FUZZ_PARALLEL=$(nproc) scripts/fuzz.sh "$fuzz_seconds" "${fuzz_targets[@]}"
+    phase "$k sanitizer: fuzzing" env FUZZ_BUILD_DIR="$dir" FUZZ_PARALLEL="$(nproc)" scripts/fuzz.sh "$fuzz_seconds" \
+      "${fuzz_targets[@]}"
   fi
   echo "sanitizer-tests: $k: build $((built - start)) s, tests $((tested - built)) s, fuzzing $((SECONDS - tested)) s"
 done

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 # shellcheck source=scripts/phase-times.sh
 . scripts/phase-times.sh  # phase(): wall times into $CUZK_PHASE_LOG when run-tests.sh set it
-targets=(engine_test server_unit_test settings_test daemon_test kinds_test journal_test daemon_journal_test)
+targets=(engine_test engine_params_test server_unit_test settings_test daemon_test kinds_test journal_test daemon_journal_test)
 # The fuzz targets' corpus replays (tests/fuzz/): plain CTest tests, registered whether built or
 # not, so every one is built here (and its corpus replayed under the sanitizer).
 fuzz_targets=(proof_decode g1_g2_decode size_parse address_parse toml_config param_file post_vanilla_bincode

@@ -70,7 +70,7 @@ TEST(EnginePoRepTest, GeneratedSectorsProveThroughTheEngine) {
       UnsupportedProof);
 
   // The key of the parameters the engine used, read again through the same source.
-  const auto pvk = groth16::PreparedVerifyingKey(parameter_source().load(param_id)->vk);
+  const auto pvk = groth16::PreparedVerifyingKey(parameter_source().load(param_id, false).params->vk);
   for (const auto& [id, sector] : {std::pair{ida, &sectors[0]}, std::pair{idb, &sectors[1]}}) {
     const auto r = engine.await(id, 1h);
     ASSERT_TRUE(r.has_value());

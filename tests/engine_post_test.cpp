@@ -148,8 +148,9 @@ TEST(EnginePoStTest, PreSealedSectorsProveThroughTheEngine) {
         groth16::PreparedVerifyingKey(parameter_source()
                                           .load(std::string(info->type == filecoin::PoStType::kWinning
                                                                 ? filecoin::winning_post_parameter_id(2048).stem
-                                                                : filecoin::window_post_parameter_id(2048).stem))
-                                          ->vk);
+                                                                : filecoin::window_post_parameter_id(2048).stem),
+                                                false)
+                                          .params->vk);
     const auto proof = groth16::decode_proof(res->proof);
     EXPECT_TRUE(groth16::verify_proof(pvk, proof, *in)) << info->name;
     auto wrong = *in;
@@ -228,7 +229,7 @@ TEST(EnginePoStTest, WinningPoStOvertakesQueuedJobs) {
   c.synthesis_workers = 1;
   engine::Engine engine(std::move(c));
   // The parameters first, so that the WinningPoSt job does not wait for their setup.
-  parameter_source().load(filecoin::winning_post_parameter_id(2048).stem);
+  parameter_source().load(filecoin::winning_post_parameter_id(2048).stem, false);
   std::vector<std::string> normal;
   for (int i = 0; i < 8; i++) {
     engine::JobRequest j;

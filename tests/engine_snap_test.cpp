@@ -211,7 +211,7 @@ TEST(EngineSnapTest, UpdateProvesThroughTheEngine) {
   ASSERT_EQ(res->proof.size(), 192u);
 
   // Outside the engine: the verifier's public inputs, and each of them changed.
-  const groth16::PreparedVerifyingKey pvk(parameter_source().load(stem)->vk);
+  const groth16::PreparedVerifyingKey pvk(parameter_source().load(stem, false).params->vk);
   const groth16::Proof proof = groth16::decode_proof(res->proof);
   EXPECT_TRUE(groth16::verify_proof(pvk, proof, inputs));
   for (size_t i = 0; i < inputs.size(); i++) {

@@ -14,6 +14,7 @@
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/public_inputs.hpp"
 #include "filecoin/registered_proof.hpp"
+#include "groth16/param_file.hpp"
 #include "groth16/parameters.hpp"
 #include "kinds/base64.hpp"
 #include "kinds/filecoin_kinds.hpp"
@@ -154,7 +155,7 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   EXPECT_FALSE(source.serves("synthetic-1024-4-seed1"));
   auto error_of = [&](const engine::ParameterSource& s) -> std::string {
     try {
-      s.load(names.stem);
+      s.load(names.stem, false);
     } catch (const std::exception& e) {
       return e.what();
     }
@@ -191,7 +192,7 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   const auto wpost = filecoin::window_post_parameter_id(2048);
   std::ofstream(env / wpost.params_name()) << "truncated";
   try {
-    source.load(wpost.stem);
+    source.load(wpost.stem, false);
     ADD_FAILURE() << "a truncated WindowPoSt file loaded";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find((env / wpost.params_name()).string()), std::string::npos) << e.what();
@@ -202,13 +203,69 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   EXPECT_TRUE(source.serves(*param_id_for_circuit_id("snap-32g")));
   std::ofstream(env / snap.params_name()) << "truncated";
   try {
-    source.load(snap.stem);
+    source.load(snap.stem, false);
     ADD_FAILURE() << "a truncated SnapDeals file loaded";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find((env / snap.params_name()).string()), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(root / "test")) << "a setup ran";
+  std::filesystem::remove_all(root);
+}
+
+// A published file is used only after parameters.json's digest matched or, with that check off,
+// after every point passed: a well-formed file with one point moved off the curve is refused either
+// way, naming it. Our own TEST setup without its digest trailer is not used either.
+TEST(KindsTest, PublishedFilesAreCheckedAndOwnFilesNeedTheirTrailer) {
+  const auto root = std::filesystem::temp_directory_path() / ("cuzk-kinds-check-" + std::to_string(getpid()));
+  const auto published = root / "published", test_dir = root / "test";
+  std::filesystem::create_directories(published);
+  ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), (root / "none").string());
+  FilecoinParameterOptions o;
+  o.param_cache = published.string();
+  o.test_dir = test_dir.string();
+  o.allow_test_parameters = true;
+  o.log = [](const std::string&) {};
+  const auto id = filecoin::winning_post_parameter_id(2048);  // the smallest circuit served
+  const auto own = filecoin_parameter_source(o).load(id.stem, false);
+  ASSERT_TRUE(own.params);
+  const auto own_path = test_dir / ("cuzk-TEST-ONLY-" + id.params_name());
+  EXPECT_NE(own.origin.find(own_path.string()), std::string::npos) << own.origin;
+  // The same bytes as a published file (without our trailer), x of a[3] one bit off.
+  const auto file = published / id.params_name();
+  std::filesystem::copy_file(own_path, file);
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) - groth16::kParamDigestTrailerBytes);
+  {
+    const size_t at = groth16::ParameterFile::open(file.string()).a().offset + 3 * 96 + 47;
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekg(std::streamoff(at));
+    char c = 0;
+    f.get(c);
+    f.seekp(std::streamoff(at));
+    f.put(char(c ^ 1));
+  }
+  auto error_of = [&](const FilecoinParameterOptions& opts) -> std::string {
+    try {
+      filecoin_parameter_source(opts).load(id.stem, false);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "loaded";
+  };
+  const std::string by_digest = error_of(o);
+  EXPECT_NE(by_digest.find(file.string()), std::string::npos) << by_digest;
+  EXPECT_NE(by_digest.find("expected"), std::string::npos) << by_digest;
+  FilecoinParameterOptions no_digest = o;
+  no_digest.verify_digest = false;
+  const std::string by_points = error_of(no_digest);
+  EXPECT_NE(by_points.find(file.string()), std::string::npos) << by_points;
+  EXPECT_NE(by_points.find("not on the curve"), std::string::npos) << by_points;
+  // Our own file without its trailer (the published one moved away): refused, named.
+  std::filesystem::remove(file);
+  std::filesystem::resize_file(own_path, std::filesystem::file_size(own_path) - groth16::kParamDigestTrailerBytes);
+  const std::string trailerless = error_of(o);
+  EXPECT_NE(trailerless.find(own_path.string()), std::string::npos) << trailerless;
+  EXPECT_NE(trailerless.find("no digest trailer"), std::string::npos) << trailerless;
   std::filesystem::remove_all(root);
 }
 

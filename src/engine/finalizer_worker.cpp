@@ -1,6 +1,7 @@
 // The finalizer workers (stages finalizing_b_g2 and verifying): prove_finish (the B-in-G2 MSM and
-// the assembly of A, B, C) on the CPU, then the proof is verified (unless configured off) and the
-// partition is retired (admission.cpp); the job ends when its last partition has been freed.
+// the assembly of A, B, C) on the CPU, the points checked in their groups (always), then the
+// proof is verified (unless configured off) and the partition is retired (admission.cpp); the
+// job ends when its last partition has been freed.
 #include <spdlog/spdlog.h>
 
 #include "engine/engine_impl.hpp"
@@ -31,6 +32,13 @@ void Engine::Impl::finish_partition(std::shared_ptr<Partition>& p, const std::st
   const groth16::Proof proof = groth16::prove_finish(p->params->params, *p->assignment, p->pending);
   const auto t1 = Clock::now();
   observe_stage(Stage::kFinalizingBG2, name, *p, t0, t1);
+  // Whatever is configured, no proof leaves with a point off its curve or outside its subgroup:
+  // corrupt parameters make such points, and the check costs microseconds.
+  if (const auto bad = groth16::proof_point_error(proof)) {
+    const std::string reload = params.suspect(p->params->id);
+    throw std::runtime_error("the proof's " + *bad + " (parameters " + p->params->id + " from " + p->params->origin +
+                             " are corrupt or do not fit the circuit)" + (reload.empty() ? "" : "; " + reload));
+  }
   bool verified = false;
   if (config.verify_before_return) {
     p->set_where(Stage::kVerifying, name);
@@ -52,7 +60,8 @@ void Engine::Impl::finish_partition(std::shared_ptr<Partition>& p, const std::st
       // Corrupt parameters fail every proof the same way: have the set reloaded and its file checked.
       const std::string reload = params.suspect(p->params->id);
       throw std::runtime_error("the proof did not verify against the public inputs of " + job.input->describe() +
-                               " (a prover bug, or parameters that do not fit the circuit or are corrupt: please "
+                               " with parameters " + p->params->id + " from " + p->params->origin +
+                               " (parameters that are corrupt or do not fit the circuit, or a prover bug: please "
                                "report it)" +
                                (reload.empty() ? "" : "; " + reload));
     }

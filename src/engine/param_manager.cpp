@@ -21,8 +21,12 @@ int64_t host_bytes_of(const groth16::Parameters& p) {
 
 }  // namespace
 
-ParamSet::ParamSet(std::string id_, groth16::Parameters params_)
-    : id(std::move(id_)), params(std::move(params_)), pvk(params.vk), host_bytes(host_bytes_of(params)) {}
+ParamSet::ParamSet(std::string id_, groth16::Parameters params_, std::string origin_)
+    : id(std::move(id_)),
+      origin(std::move(origin_)),
+      params(std::move(params_)),
+      pvk(params.vk),
+      host_bytes(host_bytes_of(params)) {}
 
 ParameterManager::ParameterManager(std::string cache_dir, bool allow_synthetic_setup, MemoryBudget& budget,
                                    std::function<void(const ParamSet&)> on_evict,
@@ -96,6 +100,7 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id)
     auto& e = entries_[id];
     if (e.set && e.suspect && e.set.use_count() == 1) {
       // Nobody holds the suspect set any more: drop it and load it again from its file.
+      recheck_.insert(id);
       auto set = take_locked(entries_.find(id));
       lock.unlock();
       finish_drop(set);
@@ -110,15 +115,17 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id)
     cv_.wait(lock);
   }
   entries_[id].loading = true;
+  const bool recheck = recheck_.count(id) > 0;
   lock.unlock();
   std::shared_ptr<const ParamSet> set;
   std::string error;
   try {
-    set = load(id);
+    set = load(id, recheck);
   } catch (const std::exception& ex) {
     error = ex.what();
   }
   lock.lock();
+  if (set) recheck_.erase(id);
   auto& e = entries_[id];
   e.loading = false;
   cv_.notify_all();
@@ -134,31 +141,39 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id)
   return set;
 }
 
-std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
+std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id, bool recheck) {
   if (!valid_id(id)) throw std::invalid_argument("invalid parameter id (use letters, digits, '.', '_', '-')");
   const auto t0 = std::chrono::steady_clock::now();
   for (const auto& s : sources_) {
     if (!s.serves || !s.serves(id)) continue;
-    auto made = s.load(id);
-    if (!made) throw std::runtime_error("its source loaded nothing");
-    auto set = std::make_shared<const ParamSet>(id, std::move(*made));
-    spdlog::info("parameters {}: loaded ({:.1f} MiB) in {:.2f} s", id, double(set->host_bytes) / (1 << 20),
+    auto made = s.load(id, recheck);
+    if (!made.params) throw std::runtime_error("its source loaded nothing");
+    auto set = std::make_shared<const ParamSet>(id, std::move(*made.params), std::move(made.origin));
+    spdlog::info("parameters {}: loaded from {} ({:.1f} MiB) in {:.2f} s", id, set->origin,
+                 double(set->host_bytes) / (1 << 20),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return set;
   }
   const std::string path = path_of(id);
   if (std::filesystem::exists(path)) {
-    // Trusted cache written by cuzk or copied from Filecoin's parameter distribution: the
-    // structure and field ranges are checked, subgroup membership is not (as bellperson does).
-    auto params = groth16::ParameterFile::open(path).decode(groth16::ReadMode::kUnchecked);
-    auto set = std::make_shared<const ParamSet>(id, std::move(params));
+    // A synthetic set is our own setup: used only whole, its digest trailer checked. Another file
+    // someone put in the cache: its trailer checked if it has one, else every point checked (on
+    // the curve and in the subgroup), since nothing else vouches for it.
+    groth16::Parameters params;
+    if (parse_synthetic_id(id)) {
+      params = groth16::read_own_parameters(path);
+    } else {
+      auto file = groth16::ParameterFile::open(path);
+      params = file.decode(file.has_digest() ? groth16::ReadMode::kUnchecked : groth16::ReadMode::kChecked);
+    }
+    auto set = std::make_shared<const ParamSet>(id, std::move(params), path);
     spdlog::info("parameters {}: loaded {} ({:.1f} MiB) in {:.2f} s", id, path, double(set->host_bytes) / (1 << 20),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return set;
   }
   if (make_parameters_) {
     if (auto made = make_parameters_(id)) {
-      auto set = std::make_shared<const ParamSet>(id, std::move(*made));
+      auto set = std::make_shared<const ParamSet>(id, std::move(*made), "the embedder's make_parameters");
       spdlog::info("parameters {}: made by the embedder ({:.1f} MiB) in {:.2f} s", id,
                    double(set->host_bytes) / (1 << 20),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -183,7 +198,8 @@ std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id) {
     // A full disk left half a file behind: it would hold the space and never be read.
     std::filesystem::remove(tmp, ec);
   }
-  auto set = std::make_shared<const ParamSet>(id, std::move(params));
+  auto set =
+      std::make_shared<const ParamSet>(id, std::move(params), "a synthetic setup of this process (" + path + ")");
   spdlog::info("parameters {}: set up in {:.2f} s", id,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return set;
@@ -243,14 +259,15 @@ std::string ParameterManager::suspect(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(id);
   if (it == entries_.end() || !it->second.set) return "";
+  const std::string& origin = it->second.set->origin;
   if (!it->second.suspect) {
     spdlog::warn(
-        "parameters {}: a proof made with them failed verification; they are loaded again (and their file "
-        "checked) before their next use",
-        id);
+        "parameters {} ({}): a proof made with them failed; they are dropped, and their file is checked in full "
+        "before they are used again",
+        id, origin);
   }
   it->second.suspect = true;
-  return "parameters " + id + " are loaded again, and their file checked, before their next use";
+  return "parameters " + id + " (" + origin + ") are dropped, and their file is checked in full before their next use";
 }
 
 void ParameterManager::keep_under_pressure(const std::string& id) {

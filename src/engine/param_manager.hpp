@@ -25,8 +25,9 @@
 namespace cuzk::engine {
 
 struct ParamSet {
-  ParamSet(std::string id, groth16::Parameters params);
+  ParamSet(std::string id, groth16::Parameters params, std::string origin);
   std::string id;
+  std::string origin;  // the file it was read from, or how it was made (for errors that name it)
   groth16::Parameters params;
   groth16::PreparedVerifyingKey pvk;
   int64_t host_bytes = 0;
@@ -57,10 +58,10 @@ class ParameterManager {
   // none is left; returns the bytes freed. `keep` (if not empty) is never evicted: the set the
   // waiting work itself needs, which it would load again at once, over the budget.
   int64_t evict_idle_for(uint64_t bytes, const std::string& keep = {});
-  // A proof made with the set failed verification: its memory or its file may be corrupt. The
-  // set is dropped once no job holds it, so that its next use loads it again, checking its file
-  // (our digest trailer, parameters.json) on the way. Returns that, for the job's error ("" when
-  // the set is not resident).
+  // A proof made with the set failed verification (or has points off the curve): its memory or
+  // its file may be corrupt. The set is dropped once no job holds it, and its next load checks
+  // the file in full (our digest trailer; parameters.json's digest or every point) before use.
+  // Returns that, naming the file, for the job's error ("" when the set is not resident).
   std::string suspect(const std::string& id);
   // Keeps the set out of evict_idle_for from now on (urgent work's sets: a WinningPoSt must not
   // reload its set because C2 partitions waited for the budget); evict() still drops it.
@@ -87,7 +88,7 @@ class ParameterManager {
     std::chrono::steady_clock::time_point last_used;
   };
   std::string path_of(const std::string& id) const;
-  std::shared_ptr<const ParamSet> load(const std::string& id);
+  std::shared_ptr<const ParamSet> load(const std::string& id, bool recheck);
   std::shared_ptr<const ParamSet> take_locked(std::map<std::string, Entry>::iterator it);
   void finish_drop(const std::shared_ptr<const ParamSet>& set);
 
@@ -102,6 +103,7 @@ class ParameterManager {
   std::condition_variable cv_;
   std::map<std::string, Entry> entries_;
   std::set<std::string> kept_under_pressure_;
+  std::set<std::string> recheck_;  // ids whose next load checks the file in full
   int64_t resident_bytes_ = 0;
 };
 

@@ -56,6 +56,12 @@ class ProofInput {
   virtual uint64_t input_bytes() const = 0;
 };
 
+// A parameter set as a source loaded it.
+struct LoadedParameters {
+  std::unique_ptr<groth16::Parameters> params;
+  std::string origin;  // the file it came from (or how it was made): errors about the set name it
+};
+
 // Where parameter sets of some ids come from (EngineConfig::parameter_sources, asked in order
 // before the engine's own cache directory): Filecoin's published files, a TEST setup, ...
 struct ParameterSource {
@@ -63,8 +69,10 @@ struct ParameterSource {
   std::function<bool(const std::string& id)> serves;
   // The set's host bytes, known before loading (for the budget); nullopt when unknown.
   std::function<std::optional<int64_t>(const std::string& id)> expected_bytes;
-  // Loads (or makes) the set; throws std::runtime_error naming the file and the problem.
-  std::function<std::unique_ptr<groth16::Parameters>(const std::string& id)> load;
+  // Loads (or makes) the set; throws std::runtime_error naming the file and the problem. recheck:
+  // a proof made with this id's last set failed, so the file is checked in full again (its
+  // digest, or every point) even if it passed before in this process.
+  std::function<LoadedParameters(const std::string& id, bool recheck)> load;
 };
 
 }  // namespace cuzk::engine

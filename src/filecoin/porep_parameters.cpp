@@ -19,11 +19,17 @@ PoRepParameters load_porep_parameters(const SealProofInfo& proof, const PoRepPar
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
   };
-  const auto mode = options.check_points ? groth16::ReadMode::kChecked : groth16::ReadMode::kUnchecked;
   const ParameterId id = porep_parameter_id(proof);
   const auto published_dir = options.published_dir.empty() ? parameter_cache_dir() : options.published_dir;
   PoRepParameters out;
   if (auto path = find_parameter_file(id.params_name(), published_dir)) {
+    // Used only with every point checked, or once parameters.json's digest matched.
+    auto mode = groth16::ReadMode::kChecked;
+    if (!options.check_points) {
+      log("checking the digest of Filecoin's published parameters " + path->string() + " against parameters.json");
+      verify_parameter_file(*path);  // throws naming the file, the expected and the found digest
+      mode = groth16::ReadMode::kUnchecked;
+    }
     log("loading Filecoin's published parameters " + path->string());
     out.params = groth16::ParameterFile::open(path->string()).decode(mode);
     out.path = *path;
@@ -33,7 +39,7 @@ PoRepParameters load_porep_parameters(const SealProofInfo& proof, const PoRepPar
   const auto test_path = options.test_dir / test_parameters_name(proof);
   if (std::filesystem::exists(test_path)) {
     log("loading TEST parameters (our own setup, not Filecoin's) " + test_path.string());
-    out.params = groth16::ParameterFile::open(test_path.string()).decode(mode);
+    out.params = groth16::read_own_parameters(test_path.string());
     out.path = test_path;
     return out;
   }

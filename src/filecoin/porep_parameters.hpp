@@ -17,7 +17,9 @@ struct PoRepParameterOptions {
   std::filesystem::path published_dir;              // empty: parameter_cache_dir()
   std::filesystem::path test_dir = "params-cache";  // where our own setups are cached
   bool allow_test_setup = true;
-  bool check_points = true;                     // decode with every point checked on the curve and in its subgroup
+  // A published file: every point checked on the curve and in its subgroup; false: its digest
+  // against parameters.json instead. Our own cached setups are checked by their digest trailer.
+  bool check_points = true;
   std::function<void(const std::string&)> log;  // progress lines (setup, loading); may be empty
 };
 

@@ -437,4 +437,14 @@ VerifyingKey read_verifying_key(const std::string& path, ReadMode mode) {
   return ParameterFile::open(path).decode_verifying_key(mode);
 }
 
+Parameters read_own_parameters(const std::string& path) {
+  ParameterFile f = ParameterFile::open(path);
+  if (!f.has_digest()) {
+    throw std::runtime_error(path +
+                             ": no digest trailer, so not a whole file of cuzk's own setup (cut short, or "
+                             "changed by something else); it is not used: delete it to have the set made again");
+  }
+  return f.decode(ReadMode::kUnchecked);  // the trailer's digest covers every byte
+}
+
 }  // namespace cuzk::groth16

@@ -95,4 +95,8 @@ class ParameterFile {
 // A .vk file (the verifying key alone).
 VerifyingKey read_verifying_key(const std::string& path, ReadMode mode = ReadMode::kChecked);
 
+// A parameter file of cuzk's own setups (synthetic, TEST): used only whole, with a digest trailer
+// that matches its bytes; std::runtime_error naming the file otherwise.
+Parameters read_own_parameters(const std::string& path);
+
 }  // namespace cuzk::groth16

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "ff/os_rng.hpp"
 #include "msm/pippenger.hpp"
@@ -33,6 +34,16 @@ bool verify_proof(const PreparedVerifyingKey& pvk, const Proof& proof, std::span
   const pairing::PairingTerm terms[] = {
       {&proof.a, &b}, {&pvk.neg_alpha_g1, &pvk.beta_g2}, {&neg_acc, &pvk.gamma_g2}, {&neg_c, &pvk.delta_g2}};
   return pairing::pairing_product_is_one(terms);
+}
+
+std::optional<std::string> proof_point_error(const Proof& proof) {
+  for (const auto& [name, point] : {std::pair{"A", &proof.a}, std::pair{"C", &proof.c}}) {
+    if (!point->is_on_curve()) return std::string(name) + " is not on the curve";
+    if (!ec::g1_is_in_subgroup(*point)) return std::string(name) + " is not in the subgroup";
+  }
+  if (!proof.b.is_on_curve()) return std::string("B is not on the curve");
+  if (!ec::g2_is_in_subgroup(proof.b)) return std::string("B is not in the subgroup");
+  return std::nullopt;
 }
 
 bool verify_proofs_batch(const PreparedVerifyingKey& pvk, std::span<const Proof> proofs,

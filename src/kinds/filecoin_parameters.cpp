@@ -14,8 +14,8 @@
 #include "filecoin/empty_sector_update_parameters.hpp"
 #include "filecoin/fallback_post_circuit.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/porep_parameters.hpp"
 #include "filecoin/registered_post_proof.hpp"
+#include "filecoin/stacked_circuit.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/setup.hpp"
 #include "kinds/filecoin_kinds.hpp"
@@ -89,13 +89,14 @@ const Served* served_of(std::string_view stem) {
 }
 
 // Our own setup of a circuit's shape (as load_porep_parameters does for PoRep): the cached file in
-// test_dir, else a new setup, written under a temporary name and renamed.
+// test_dir (used only whole, with its digest trailer), else a new setup, written under a
+// temporary name and renamed.
 template <class Circuit>
 groth16::Parameters test_parameters(std::string_view name, const Circuit& blank, const std::filesystem::path& path,
                                     const std::function<void(const std::string&)>& log) {
   if (std::filesystem::exists(path)) {
     log("loading TEST parameters (our own setup, not Filecoin's) " + path.string());
-    return groth16::ParameterFile::open(path.string()).decode(groth16::ReadMode::kUnchecked);
+    return groth16::read_own_parameters(path.string());
   }
   log("running a TEST setup of our own for " + std::string(name) + "'s circuit, cached as " + path.string());
   groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::random());
@@ -168,28 +169,38 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
     }
     return std::nullopt;
   };
-  s.load = [options, log](const std::string& id) {
+  s.load = [options, log](const std::string& id, bool recheck) -> engine::LoadedParameters {
     const Served* found = served_of(id);
     if (!found) throw std::runtime_error("parameter id " + id + " is not one of Filecoin's published circuits");
     const Served& served = *found;
     const filecoin::ParameterId& names = served.names;
     if (auto path = find_published(names.params_name(), options)) {
-      // The digest once per file and process: ~1 s per GB, and the files are up to ~50 GB.
+      // A published file is used only once parameters.json's digest matched (once per file and
+      // process: ~1 s per GB, and the files are up to ~50 GB; again after a failed proof), or,
+      // with the digest check off, with every point checked on the curve and in its subgroup.
       static std::mutex mutex;
       static std::set<std::string> verified;
-      bool check = false;
-      {
-        std::lock_guard lock(mutex);
-        check = options.verify_digest && !verified.count(path->string());
+      groth16::ReadMode mode = groth16::ReadMode::kUnchecked;
+      if (!options.verify_digest) {
+        log("parameters " + path->string() +
+            ": digest check off (srs.verify_digest = false): every point is checked instead");
+        mode = groth16::ReadMode::kChecked;
+      } else {
+        bool check = false;
+        {
+          std::lock_guard lock(mutex);
+          if (recheck) verified.erase(path->string());
+          check = !verified.count(path->string());
+        }
+        if (check) {
+          log("parameters " + path->string() + ": checking its digest against parameters.json");
+          filecoin::verify_parameter_file(*path);  // throws naming the file, expected and found digest
+          std::lock_guard lock(mutex);
+          verified.insert(path->string());
+        }
       }
-      if (check) {
-        log("parameters " + path->string() + ": checking its digest against parameters.json");
-        filecoin::verify_parameter_file(*path);  // throws naming the file, expected and found digest
-        std::lock_guard lock(mutex);
-        verified.insert(path->string());
-      }
-      return std::make_unique<groth16::Parameters>(
-          groth16::ParameterFile::open(path->string()).decode(groth16::ReadMode::kUnchecked));
+      return {std::make_unique<groth16::Parameters>(groth16::ParameterFile::open(path->string()).decode(mode)),
+              path->string()};
     }
     std::string searched;
     for (const auto& d : search_dirs(options)) searched += (searched.empty() ? "" : ", ") + d.string();
@@ -202,23 +213,16 @@ engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions
         ": using a TEST setup of our own for the circuit's shape (random toxic waste); its proofs verify against "
         "its own key only, NEVER on chain");
     const auto test_path = std::filesystem::path(options.test_dir) / ("cuzk-TEST-ONLY-" + names.params_name());
-    if (const filecoin::PoStProofInfo* post = served.post) {
-      return std::make_unique<groth16::Parameters>(
-          test_parameters(post->name, filecoin::FallbackPoStCircuit::blank(post->params), test_path, log));
-    }
-    if (const filecoin::UpdateProofInfo* snap = served.snap) {
-      return std::make_unique<groth16::Parameters>(
-          test_parameters(snap->name, filecoin::EmptySectorUpdateCircuit::blank(snap->params), test_path, log));
-    }
-    const SealProofInfo* info = served.porep;
-    filecoin::PoRepParameterOptions o;
-    o.published_dir = std::filesystem::path("/nonexistent");  // the published directories were searched above
-    o.test_dir = options.test_dir;
-    o.allow_test_setup = true;
-    o.check_points = false;  // our own file
-    o.log = log;
-    auto loaded = filecoin::load_porep_parameters(*info, o);
-    return std::make_unique<groth16::Parameters>(std::move(loaded.params));
+    auto made = [&]() -> groth16::Parameters {
+      if (const filecoin::PoStProofInfo* post = served.post) {
+        return test_parameters(post->name, filecoin::FallbackPoStCircuit::blank(post->params), test_path, log);
+      }
+      if (const filecoin::UpdateProofInfo* snap = served.snap) {
+        return test_parameters(snap->name, filecoin::EmptySectorUpdateCircuit::blank(snap->params), test_path, log);
+      }
+      return test_parameters(served.porep->name, filecoin::StackedCircuit::blank(*served.porep), test_path, log);
+    }();
+    return {std::make_unique<groth16::Parameters>(std::move(made)), test_path.string() + " (TEST setup)"};
   };
   return s;
 }

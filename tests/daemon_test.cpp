@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "daemon_fault_support.hpp"
 #include "daemon_harness.hpp"
 #include "daemon_metrics_text.hpp"
 #include "engine/tracker.hpp"
@@ -286,18 +287,30 @@ TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
   expect_proof_works(d);
 }
 
+// A request over max_request_bytes is refused by gRPC; the memory its buffers took goes back to
+// the system (a refused 279 MB request once left the RSS 130 MB higher).
 TEST(DaemonTest, OversizedRequestIsRejectedThenAProofWorks) {
   DaemonProcess d({"--max-request-bytes", "1MiB"});
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
-  v1::SubmitProofRequest big = synthetic_request(1024);
-  big.set_param_id(std::string(2 << 20, 'x'));
-  v1::AwaitProofResponse r;
-  v1::ProveResponse pr;
-  auto ctx = ctx_with_deadline();
-  grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(big), &pr);
-  r = pr.result();
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  expect_proof_works(d);  // warmed up: the RSS below is the working daemon's
+  const int64_t rss_before = cuzk::test::proc_status_bytes(d.pid(), "VmRSS");
+  for (size_t bytes : {size_t(2) << 20, size_t(200) << 20}) {
+    v1::SubmitProofRequest big = synthetic_request(1024);
+    big.set_param_id(std::string(bytes, 'x'));
+    v1::ProveResponse pr;
+    auto ctx = ctx_with_deadline();
+    grpc::Status s = stub->Prove(ctx.get(), cuzk::test::prove_request(big), &pr);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  }
+  int64_t rss = 0;
+  for (int i = 0; i < 40; i++) {  // the daemon gives memory back every 5 s
+    rss = cuzk::test::proc_status_bytes(d.pid(), "VmRSS");
+    if (rss < rss_before + (32 << 20)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_LT(rss, rss_before + (32 << 20))
+      << "RSS " << (rss >> 20) << " MiB after the refused 200 MiB request, " << (rss_before >> 20) << " MiB before";
   expect_proof_works(d);
 }
 
@@ -616,6 +629,7 @@ TEST(DaemonTest, SigtermDuringWorkFinishesItAndRemovesTheSocket) {
   EXPECT_EQ(r.state(), v1::JOB_STATE_SUCCEEDED) << r.error_message();
   EXPECT_EQ(r.proof().size(), 8 * 192u);
   EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path() + ".lock")) << "a clean shutdown leaves no lock file";
   EXPECT_NE(d.log().find("cuzk-daemon stopped"), std::string::npos);
 }
 
@@ -630,6 +644,7 @@ TEST(DaemonTest, SigtermInCancelModeCancelsWork) {
   EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_FALSE(std::filesystem::exists(d.socket_path()));
+  EXPECT_FALSE(std::filesystem::exists(d.socket_path() + ".lock"));
   EXPECT_NE(d.log().find("cancelling"), std::string::npos) << d.log();
 }
 
@@ -695,7 +710,7 @@ TEST(DaemonTest, ConfigFileWithFlagsOverriding) {
   ASSERT_EQ(cuzk::test::run_program({CUZK_DAEMON_BIN, "--config", file, "--budget", "2GiB", "--print-config"}, &text),
             0);
   EXPECT_NE(text.find("max_queued_jobs = 3"), std::string::npos) << text;
-  EXPECT_NE(text.find("shutdown = 'cancel'"), std::string::npos) << text;
+  EXPECT_NE(text.find("shutdown = \"cancel\""), std::string::npos) << text;
   EXPECT_NE(text.find("budget = 2147483648"), std::string::npos) << text;  // the flag wins
 
   std::ofstream(file) << "[engine]\nbudjet = 5\n";
@@ -716,7 +731,7 @@ TEST(DaemonTest, ComparisonPoliciesNeedTheirSwitch) {
                                      "--allow-comparison-policies", "--print-config"},
                                     &text),
             0);
-  EXPECT_NE(text.find("policy = 'semaphore-hold-until-delivered'"), std::string::npos) << text;
+  EXPECT_NE(text.find("policy = \"semaphore-hold-until-delivered\""), std::string::npos) << text;
 }
 
 // /metrics passes Prometheus' own checker (syntax and naming conventions), after a proof so that
@@ -1264,5 +1279,18 @@ TEST(DaemonTest, PoRepClientCommandsRefuseBadInput) {
     EXPECT_EQ(cuzk::test::run_program({cli, "verify", "porep", "--c1", c1, "--miner", "1006", "--sector", "1498",
                                        "--proof", dir + "/proof.bin", "--param-cache", dir + "/empty"}),
               13);
+    // A request over the daemon's max_request_bytes: too large (3), saying which limit to raise,
+    // not "busy" (5), which would have scripts retry it forever.
+    DaemonProcess small({"--max-request-bytes", "64KiB"});
+    ASSERT_FALSE(testing::Test::HasFailure());
+    std::string out;
+    EXPECT_EQ(cuzk::test::run_program({"/bin/sh", "-c",
+                                       "exec '" + cli + "' --addr '" + small.addr() + "' prove porep --c1 '" + c1 +
+                                           "' --miner t01006 --sector 1498 2>&1"},
+                                      &out),
+              3)
+        << out;
+    EXPECT_NE(out.find("too large"), std::string::npos) << out;
+    EXPECT_NE(out.find("max_request_bytes"), std::string::npos) << out;
   }
 }

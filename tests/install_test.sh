@@ -35,7 +35,7 @@ cmp -s <(grep -v '^#' "$prefix/printed.toml") <(grep -v '^#' "$prefix/share/cuzk
   fail "the example configuration does not read back as itself"
 # Curio's unit file: `cuzk --config FILE` runs the daemon (here only to print its configuration).
 out=$("$prefix/bin/cuzk" --config "$src/tests/data/curio/cuzk.example.toml" --print-config 2>"$prefix/notes")
-grep -q "^listen = '0.0.0.0:9820'" <<<"$out" || fail "cuzk --config did not read Curio's file"
+grep -q '^listen = "0.0.0.0:9820"' <<<"$out" || fail "cuzk --config did not read Curio's file"
 grep -q 'gpus.gpu_threads' "$prefix/notes" || fail "Curio's ignored keys were not named"
 # Flags and file refuse the same nonsense.
 if "$prefix/bin/cuzk-daemon" --gpu-workers-per-device 100000 --print-config >/dev/null 2>&1; then

@@ -69,6 +69,22 @@ TEST(ServerUnitTest, ParseAddress) {
   EXPECT_THROW(parse_address("unix:"), std::invalid_argument);
   EXPECT_THROW(parse_address("unix:/" + std::string(200, 'a')), std::invalid_argument);
   EXPECT_TRUE(default_address().starts_with("unix:/"));
+  // gRPC's other schemes are named, not taken for a host or a port.
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_address(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("unix-abstract:foo").find("abstract unix sockets are not supported"), std::string::npos)
+      << error_of("unix-abstract:foo");
+  for (const char* target :
+       {"dns:///localhost:9820", "dns:localhost:9820", "ipv4:127.0.0.1:9820", "ipv6:[::1]:9820"}) {
+    EXPECT_NE(error_of(target).find("a gRPC client's target scheme"), std::string::npos) << error_of(target);
+    EXPECT_EQ(error_of(target).find("brackets"), std::string::npos) << error_of(target);
+  }
 }
 
 TEST(ServerUnitTest, ConfigFileSetsEverySetting) {

@@ -117,6 +117,62 @@ TEST(SettingsTest, EveryValueRoundTripsThroughTextAndToml) {
   EXPECT_NE(config_to_toml(c).find("# Host-memory budget"), std::string::npos);
 }
 
+// Strings print as TOML basic strings that read back byte for byte: a leading newline (which a
+// '''...''' string drops), quotes, backslashes, control characters, DEL and non-ASCII text. Text
+// that is not UTF-8 cannot be in a TOML file: printing it is refused, naming the setting.
+TEST(SettingsTest, PrintedStringsLoadBackEqualAndNonUtf8IsRefused) {
+  for (const std::string& path : {std::string("\nX"), std::string("\n\nX\n"), std::string("a\"b'c'''d\\e\\"),
+                                 std::string("tab\there\r\x01\x1f\x7f"), std::string("caf\xc3\xa9 \xe2\x82\xac"),
+                                 std::string("'''"), std::string("\"\"\"")}) {
+    DaemonConfig c;
+    c.srs.param_cache = path;
+    c.log_file = path;
+    DaemonConfig back;
+    load_config_text(config_to_toml(c), "printed", back);
+    EXPECT_EQ(back.srs.param_cache, path);
+    EXPECT_EQ(back.log_file, path);
+  }
+  DaemonConfig c;
+  c.srs.param_cache = "/data/\xff/params";
+  try {
+    config_to_toml(c);
+    ADD_FAILURE() << "a path that is not UTF-8 printed";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("srs.param_cache"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not UTF-8"), std::string::npos) << e.what();
+  }
+}
+
+// toml++ recurses once per dotted key part and nesting level: 35,000 parts overflowed its stack
+// (SIGSEGV). Keys of more than 64 parts, nesting over 64 and files over 1 MiB are refused first.
+TEST(SettingsTest, HugeKeysNestingAndFilesAreRefusedBeforeTheParser) {
+  std::string parts = "a";
+  for (int i = 1; i < 35000; i++) parts += ".a";
+  EXPECT_NE(load_error("[" + parts + "]\n").find("more than 64 dotted parts"), std::string::npos);
+  EXPECT_NE(load_error(parts + " = 1\n").find("more than 64 dotted parts"), std::string::npos);
+  EXPECT_NE(load_error("[daemon]\nx = {" + parts + " = 1}\n").find("more than 64 dotted parts"), std::string::npos);
+  EXPECT_NE(load_error("x = " + std::string(35000, '[') + std::string(35000, ']') + "\n").find("nested more than 64"),
+            std::string::npos);
+  EXPECT_NE(load_error("x = " + std::string(35000, '{')).find("nested more than 64"), std::string::npos);
+  // Far below the bounds: parsed (and refused for what the keys are).
+  EXPECT_NE(load_error("a.b.c.d = 1\n").find("unexpected top-level 'a'"), std::string::npos)
+      << load_error("a.b.c.d = 1\n");
+  EXPECT_EQ(load_error("[daemon]\nlog_file = \"a.b.c\" # x.y.z\n[engine]\ndevices = [0, 1]\n"), "no error");
+  const std::string big = testing::TempDir() + "/cuzk-big-config.toml";
+  {
+    std::ofstream out(big);
+    out << "[daemon]\n" << std::string((size_t(1) << 20) + 10, '#') << "\n";
+  }
+  DaemonConfig c;
+  try {
+    load_config_file(big, c);
+    ADD_FAILURE() << "a file over 1 MiB loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 1048576 (1 MiB)"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(big);
+}
+
 TEST(SettingsTest, FlagsAndFileRefuseTheSameValues) {
   // Once accepted by the flags and refused by the file.
   EXPECT_NE(flag_error("engine", "gpu_workers_per_device", "100000").find("1..64"), std::string::npos);

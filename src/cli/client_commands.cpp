@@ -413,6 +413,15 @@ int Client::fail(const std::string& what, const grpc::Status& s) {
       hint = fmt::format(" (is cuzk-daemon running and listening on {}? set it with --addr)", options_.addr);
     }
   }
+  // gRPC refuses a request over the daemon's max_request_bytes itself ("Received message larger
+  // than max (N vs. M)"): too large, not busy, and retrying will not help.
+  if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+      s.error_message().find("larger than max") != std::string::npos) {
+    std::cerr << "cuzk: " << what << ": the request is too large for the daemon (" << s.error_message()
+              << "; sizes in bytes): raise the daemon's limit, [daemon] max_request_bytes in its configuration or "
+                 "--max-request-bytes\n";
+    return kInvalid;
+  }
   std::cerr << "cuzk: " << what << ": " << s.error_message() << hint << "\n";
   return exit_code_for(s.error_code());
 }

@@ -144,7 +144,12 @@ int main(int argc, char** argv) {
     for (const ConfigNote& n : notes) {
       if (n.level != ConfigNote::Level::kDebug) std::cerr << "cuzk-daemon: " << n.text << "\n";
     }
-    std::cout << cuzk::server::config_to_toml(config);
+    try {
+      std::cout << cuzk::server::config_to_toml(config);
+    } catch (const std::exception& e) {
+      std::cerr << "cuzk-daemon: --print-config: " << e.what() << "\n";
+      return kExitConfig;
+    }
     return kExitOk;
   }
   try {

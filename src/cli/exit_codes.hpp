@@ -8,11 +8,11 @@ namespace cuzk::cli {
 
 enum ExitCode : int {
   kOk = 0,
-  kUsage = 1,          // bad flags or arguments
-  kUnavailable = 2,    // daemon not reachable, or shutting down
-  kInvalid = 3,        // the daemon rejected the request (INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION)
-  kNotFound = 4,       // unknown request id or parameter set
-  kBusy = 5,           // queue full (RESOURCE_EXHAUSTED): retry later
+  kUsage = 1,        // bad flags or arguments
+  kUnavailable = 2,  // daemon not reachable, or shutting down
+  kInvalid = 3,   // the daemon rejected the request (INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION, too large)
+  kNotFound = 4,  // unknown request id or parameter set
+  kBusy = 5,      // queue full (RESOURCE_EXHAUSTED): retry later
   kProofFailed = 6,    // the job ran and failed
   kCancelled = 7,      // the job was cancelled
   kTimeout = 8,        // --timeout passed while waiting
@@ -52,7 +52,7 @@ inline ExitCode exit_code_for(grpc::StatusCode code) {
 
 inline constexpr const char* kExitCodeHelp =
     "Exit codes: 0 ok; 1 bad flags or arguments; 2 daemon unreachable or shutting down; 3 request\n"
-    "rejected (invalid, duplicate id, cannot fit); 4 unknown request id or parameter set; 5 daemon busy\n"
+    "rejected (invalid, duplicate id, cannot fit, too large); 4 unknown request id or parameter set; 5 daemon busy\n"
     "(queue full: retry later); 6 proof failed; 7 proof cancelled; 8 --timeout passed; 9 cannot write\n"
     "the output file; 10 other error; 11 proof kind not supported (yet); 12 the proof does not verify;\n"
     "13 an input file cannot be read or is malformed; 130 interrupted.";

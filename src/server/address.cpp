@@ -70,6 +70,19 @@ ListenAddress parse_address(std::string_view text) {
   }
   if (text.empty()) bad(text, "empty");
   if (text.find('\0') != std::string_view::npos) bad(text, "an address cannot contain a NUL byte");
+  // gRPC's other target schemes: name them rather than fail on what follows their colon.
+  if (text.starts_with("unix-abstract:")) {
+    bad(text, "abstract unix sockets are not supported: give a socket file, e.g. unix:/run/cuzk/cuzk.sock");
+  }
+  for (std::string_view scheme : {"dns:", "ipv4:", "ipv6:", "vsock:"}) {
+    if (text.starts_with(scheme)) {
+      std::string why(scheme);  // built in steps: GCC 12 warns falsely (-Wrestrict) on "'" + string
+      why +=
+          " is a gRPC client's target scheme, not an address to listen on: give host:port, e.g. 127.0.0.1:9820, "
+          "or a unix: socket";
+      bad(text, why);
+    }
+  }
   if (text.front() == '/') bad(text, "a socket path needs the unix: prefix");
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) bad(text, "no port");

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -12,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "server/settings.hpp"
+#include "server/utf8.hpp"
 
 namespace cuzk::server {
 
@@ -169,22 +171,33 @@ std::string section_list() {
 // non-ASCII characters, which it runs wherever whitespace may come outside strings and after a
 // backslash in a multi-line string. This scan refuses those inputs first, so that no file can
 // reach those paths: text must be UTF-8, non-ASCII only in strings and comments (as TOML 1.0
-// says), and a table header's key must start like a key.
+// says), and a table header's key must start like a key. toml++ also recurses once per dotted key
+// part and per nested array or inline table, so that a key of 35,000 parts overflows the stack:
+// the file's size, a key's parts and the nesting are bounded far above any real configuration.
 class TomlGuard {
  public:
+  static constexpr size_t kMaxBytes = size_t(1) << 20, kMaxKeyParts = 64, kMaxNesting = 64;
+
   TomlGuard(const std::string& text, const std::string& source) : s_(text), source_(source) {}
 
   void check() {
+    if (s_.size() > kMaxBytes) {
+      throw ConfigError(source_ + ": " + std::to_string(s_.size()) + " bytes; a configuration file may have at most " +
+                        std::to_string(kMaxBytes) + " (1 MiB)");
+    }
     check_utf8();
     line_ = 1, line_begin_ = 0;
     size_t i = 0;
-    int depth = 0;  // [ and { open in a value
+    std::string open;  // the [ and { open in a value, innermost last
     bool in_value = false, line_start = true;
+    bool inline_key = false;  // in an inline table, between '{' or ',' and '='
+    size_t key_parts = 1;
+    auto in_key = [&] { return open.empty() ? !in_value : open.back() == '{' && inline_key; };
     while (i < s_.size()) {
       unsigned char c = byte(i);
       if (c == '\n') {
         new_line(i);
-        if (depth == 0) in_value = false;
+        if (open.empty()) in_value = false, key_parts = 1;
         line_start = true;
         i++;
         continue;
@@ -208,7 +221,8 @@ class TomlGuard {
         i = skip_string(i);
         continue;
       }
-      if (first && depth == 0 && !in_value && c == '[') {
+      if (first && open.empty() && !in_value && c == '[') {
+        key_parts = 1;
         size_t j = i + 1;
         if (j < s_.size() && s_[j] == '[') j++;
         while (j < s_.size() && (s_[j] == ' ' || s_[j] == '\t')) j++;
@@ -224,9 +238,22 @@ class TomlGuard {
         i = j;
         continue;
       }
-      if (c == '=' && depth == 0) in_value = true;
-      if (in_value && (c == '[' || c == '{')) depth++;
-      if (in_value && (c == ']' || c == '}') && depth > 0) depth--;
+      if (c == '.' && in_key() && ++key_parts > kMaxKeyParts) {
+        fail(i, "a key of more than " + std::to_string(kMaxKeyParts) + " dotted parts");
+      }
+      if (c == '=') {
+        if (open.empty()) in_value = true;
+        if (!open.empty() && open.back() == '{') inline_key = false;
+      }
+      if (in_value && (c == '[' || c == '{')) {
+        if (open.size() == kMaxNesting) {
+          fail(i, "arrays and inline tables nested more than " + std::to_string(kMaxNesting) + " deep");
+        }
+        open.push_back(char(c));
+        inline_key = c == '{', key_parts = 1;
+      }
+      if (in_value && (c == ']' || c == '}') && !open.empty()) open.pop_back();
+      if (c == ',' && !open.empty() && open.back() == '{') inline_key = true, key_parts = 1;
       i++;
     }
   }
@@ -245,31 +272,14 @@ class TomlGuard {
     throw ConfigError(source_ + ":" + std::to_string(line_) + ":" + std::to_string(column) + ": " + why);
   }
 
-  // Well-formed UTF-8: no stray or missing continuation bytes, no overlong forms, no surrogates,
-  // nothing beyond U+10FFFF.
   void check_utf8() {
+    const size_t bad = utf8_error_at(s_);
+    if (bad == std::string_view::npos) return;
     line_ = 1, line_begin_ = 0;
-    for (size_t i = 0; i < s_.size();) {
-      unsigned char c = byte(i);
-      if (c == '\n') new_line(i);
-      if (c < 0x80) {
-        i++;
-        continue;
-      }
-      size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-      bool ok = len != 0 && i + len <= s_.size();
-      for (size_t k = 1; ok && k < len; k++) ok = (byte(i + k) & 0xC0) == 0x80;
-      if (ok && len == 3) {
-        unsigned char d = byte(i + 1);
-        ok = !(c == 0xE0 && d < 0xA0) && !(c == 0xED && d >= 0xA0);  // overlong; surrogate
-      }
-      if (ok && len == 4) {
-        unsigned char d = byte(i + 1);
-        ok = !(c == 0xF0 && d < 0x90) && !(c == 0xF4 && d >= 0x90);  // overlong; beyond U+10FFFF
-      }
-      if (!ok) fail(i, "not valid UTF-8 (a configuration file must be UTF-8 text)");
-      i += len;
+    for (size_t i = 0; i < bad; i++) {
+      if (s_[i] == '\n') new_line(i);
     }
+    fail(bad, "not valid UTF-8 (a configuration file must be UTF-8 text)");
   }
 
   // From an opening quote to just past the closing one (or to the end of the line for an
@@ -394,9 +404,19 @@ void load_config_text(const std::string& text, const std::string& source_name, D
 void load_config_file(const std::string& path, DaemonConfig& cfg, std::vector<ConfigNote>* notes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot read configuration file " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  load_config_text(text.str(), path, cfg, notes);
+  // At most one byte past the limit: the guard then refuses the file without it all in memory.
+  std::string text(TomlGuard::kMaxBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (in.bad()) throw ConfigError("cannot read configuration file " + path + ": " + std::strerror(errno));
+  if (text.size() > TomlGuard::kMaxBytes) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    throw ConfigError(path + ": " + (ec ? "more than " + std::to_string(TomlGuard::kMaxBytes) : std::to_string(size)) +
+                      " bytes; a configuration file may have at most " + std::to_string(TomlGuard::kMaxBytes) +
+                      " (1 MiB)");
+  }
+  load_config_text(text, path, cfg, notes);
 }
 
 void validate_config(const DaemonConfig& c) {
@@ -448,7 +468,11 @@ std::string config_to_toml(const DaemonConfig& c) {
     for (const Setting& s : settings()) {
       if (s.section != section) continue;
       write_comment(out, std::string(s.help) + " (" + setting_type_text(s) + "; flag " + std::string(s.flag) + ")");
-      out << s.key << " = " << setting_toml(s, s.get(c)) << "\n";
+      try {
+        out << s.key << " = " << setting_toml(s, s.get(c)) << "\n";
+      } catch (const std::invalid_argument& e) {
+        throw ConfigError(s.label() + " cannot be written as TOML: " + e.what());
+      }
     }
   }
   return out.str();

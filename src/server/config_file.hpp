@@ -37,8 +37,9 @@ void load_config_text(const std::string& text, const std::string& source_name, D
 // the queue): throws ConfigError naming the setting, its flag and why.
 inline constexpr uint64_t kMinRequestBytes = 4096, kMaxRequestBytes = (uint64_t(1) << 31) - 1;
 void validate_config(const DaemonConfig& cfg);
-// The effective configuration as a TOML document that load_config_text reads back, each setting
-// with its help as a comment.
+// The effective configuration as a TOML document that load_config_text reads back equal, each
+// setting with its help as a comment; ConfigError for a value no TOML file can hold (a path that
+// is not UTF-8).
 std::string config_to_toml(const DaemonConfig& cfg);
 
 }  // namespace cuzk::server

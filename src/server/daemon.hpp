@@ -35,11 +35,15 @@ class Daemon {
   // socket (one whose connect is refused); refuses a live or undecidable one.
   void prepare_socket_path(const std::string& path);
 
+  // Removes <socket>.lock while still holding it, when the file there is still ours.
+  void release_socket_lock();
+
   DaemonConfig config_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false, force_ = false;
   int lock_fd_ = -1;  // flock on <socket>.lock, held while the daemon runs
+  std::string lock_path_;
 };
 
 }  // namespace cuzk::server

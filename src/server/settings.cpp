@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 #include <toml++/toml.h>
@@ -10,6 +11,7 @@
 #include "server/address.hpp"
 #include "server/config_file.hpp"
 #include "server/size.hpp"
+#include "server/utf8.hpp"
 
 namespace cuzk::server {
 
@@ -512,6 +514,56 @@ std::string setting_text(const Setting& s, const SettingValue& v) {
   return "";
 }
 
+namespace {
+
+// A TOML basic string that reads back as exactly these bytes (toml++'s writer picks a literal
+// '''...''' string for text with a newline, and TOML drops a newline right after its opening
+// quotes); bytes that are not UTF-8 cannot be in a TOML document at all.
+std::string toml_basic_string(std::string_view text) {
+  if (const size_t bad = utf8_error_at(text); bad != std::string_view::npos) {
+    throw std::invalid_argument("byte " + std::to_string(bad) +
+                                " of the value is not UTF-8, which a TOML file cannot hold");
+  }
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04X", unsigned(c));
+          out += escaped;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string setting_toml(const Setting& s, const SettingValue& v) {
   std::ostringstream o;
   switch (s.kind) {
@@ -519,7 +571,7 @@ std::string setting_toml(const Setting& s, const SettingValue& v) {
     case SettingKind::kCount:
       // Integers (bytes for sizes) read back exactly; TOML integers are signed 64-bit.
       if (std::get<uint64_t>(v) > uint64_t(INT64_MAX)) {
-        o << toml::value<std::string>(std::to_string(std::get<uint64_t>(v)));
+        o << toml_basic_string(std::to_string(std::get<uint64_t>(v)));
       } else {
         o << toml::value<int64_t>(int64_t(std::get<uint64_t>(v)));
       }
@@ -532,7 +584,7 @@ std::string setting_toml(const Setting& s, const SettingValue& v) {
       break;
     case SettingKind::kString:
     case SettingKind::kChoice:
-      o << toml::value<std::string>(std::get<std::string>(v));
+      o << toml_basic_string(std::get<std::string>(v));
       break;
     case SettingKind::kDevices: {
       toml::array a;
@@ -541,7 +593,7 @@ std::string setting_toml(const Setting& s, const SettingValue& v) {
       break;
     }
     case SettingKind::kSocketMode:
-      o << toml::value<std::string>(format_socket_mode(unsigned(std::get<uint64_t>(v))));
+      o << toml_basic_string(format_socket_mode(unsigned(std::get<uint64_t>(v))));
       break;
   }
   return o.str();

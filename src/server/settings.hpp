@@ -69,7 +69,8 @@ SettingValue parse_setting_text(const Setting& s, std::string_view text);
 void check_setting_value(const Setting& s, const SettingValue& v);
 // Checks and stores v; throws std::invalid_argument.
 void apply_setting(const Setting& s, const SettingValue& v, DaemonConfig& cfg);
-// The value as text ("64MiB", "0660", "0,1", "true") and as a TOML value ('cancel', 600.0, [0, 1]).
+// The value as text ("64MiB", "0660", "0,1", "true") and as a TOML value that reads back equal
+// ("cancel", 600.0, [0, 1]); setting_toml throws std::invalid_argument for text that is not UTF-8.
 std::string setting_text(const Setting& s, const SettingValue& v);
 std::string setting_toml(const Setting& s, const SettingValue& v);
 // What values look like, for help: "size, 4096..2147483647 bytes", "finish | cancel", ...

@@ -1,7 +1,7 @@
 // Fuzz target: the daemon's TOML configuration reader (cuzk-daemon --config, Curio's cuzk.toml
 // tables included). Oracle: no crash or UB (toml++ 3.3.0 has known UB that the reader guards
 // against); a config that loads and validates prints (--print-config) to TOML that loads back to
-// the same configuration.
+// the same configuration, every setting's value equal.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -10,6 +10,7 @@
 
 #include "fuzz_check.hpp"
 #include "server/config_file.hpp"
+#include "server/settings.hpp"
 
 using namespace cuzk::server;
 
@@ -33,5 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CUZK_FUZZ_CHECK(!"the printed configuration does not load");
   }
   CUZK_FUZZ_CHECK(config_to_toml(back) == printed);
+  for (const Setting& s : settings()) {
+    if (s.in_file()) CUZK_FUZZ_CHECK(s.get(back) == s.get(c));  // every value loads back equal
+  }
   return 0;
 }

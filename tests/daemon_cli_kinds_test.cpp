@@ -7,7 +7,7 @@
 // wrong. The PoSt proofs use the real 2 KiB presealed sectors of ../shared/testdata (skipped
 // without them) and TEST parameters (the build's cached ones when there, else the daemon's own
 // setup: seconds at 2 KiB); the SnapDeals proofs use the cached TEST parameters of the 2 KiB update
-// circuit (minutes to set up: EngineSnapTest makes them; skipped without them).
+// circuit (the params_post_snap fixture makes them; skipped without them).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -281,7 +281,7 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
   const std::string params = test_params_name(info.params.parameter_id());
   if (!std::filesystem::exists(std::filesystem::path(params_cache()) / params)) {
     GTEST_SKIP() << "no cached TEST parameters " << params_cache() << "/" << params
-                 << " (ctest -R EngineSnapTest makes them)";
+                 << " (ctest -R test_params_snap makes them)";
   }
   const auto u = cuzk::test::real_2kib_update(info.params);
   const auto bincode = u.partition_bincode();

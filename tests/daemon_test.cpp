@@ -1177,8 +1177,8 @@ TEST(DaemonTest, WindowPoStPartitionAsCurioSendsIt) {
 
 // A SnapDeals update as Curio sends it (lib/ffi/cuzk_funcs.go ProveUpdateCuzk: request id
 // "snap-<miner>-<sector>", one bincode PartitionProof per partition, raw 32-byte commitments), of a
-// real sealed 2 KiB sector, with TEST parameters copied from the build tree's cache (their setup
-// takes minutes: engine_snap_test or filecoin_snap_slow_test makes them, label slow): the daemon
+// real sealed 2 KiB sector, with TEST parameters copied from the build tree's cache (the
+// params_snap fixture makes them; the sanitizer runs leave them out and this case skips): the daemon
 // proves it and verifies it before returning its 192 bytes; a comm_r_new of another update is
 // INVALID_ARGUMENT at submit.
 TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
@@ -1187,7 +1187,7 @@ TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
   const std::string params = "cuzk-TEST-ONLY-" + info.params.parameter_id().params_name();
   const auto cached = std::filesystem::path(CUZK_TEST_PARAMS_CACHE) / params;
   if (!std::filesystem::exists(cached)) {
-    GTEST_SKIP() << "no cached TEST parameters " << cached.string() << " (ctest -R EngineSnapTest makes them)";
+    GTEST_SKIP() << "no cached TEST parameters " << cached.string() << " (ctest -R test_params_snap makes them)";
   }
   const auto u = cuzk::test::real_2kib_update(info.params);
   // The 2 KiB circuit's parameters are 625 MiB: more budget than the harness's 1 GiB (the last

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The engine and daemon unit tests under ThreadSanitizer, then under AddressSanitizer with
-# UndefinedBehaviorSanitizer, each in a second, small CPU-only build (build-tsan/, build-asan/:
-# only the libraries and test programs below, -O1 with line tables, no benchmarks).
+# UndefinedBehaviorSanitizer, which also runs the parsers' tests and fuzz corpora (single-threaded:
+# nothing for TSan), each in a second, small CPU-only build (build-tsan/, build-asan/: only the
+# libraries and test programs below, -O1 with line tables, no benchmarks).
 # With clang installed, the ASan build is clang's (build-asan-fuzz/, -DCUZK_FUZZ=ON): it also
 # makes the libFuzzer binaries of tests/fuzz, and after the tests each target fuzzes for
 # CUZK_FUZZ_SECONDS (default 20; 0 leaves the fuzzing and clang out) through scripts/fuzz.sh.
@@ -12,13 +13,16 @@ cd "$(dirname "$0")/.."
 root=$PWD
 # shellcheck source=scripts/phase-times.sh
 . scripts/phase-times.sh  # phase(): wall times into $CUZK_PHASE_LOG when run-tests.sh set it
-targets=(engine_test engine_params_test server_unit_test settings_test daemon_test kinds_test journal_test daemon_journal_test)
-# The fuzz targets' corpus replays (tests/fuzz/): plain CTest tests, registered whether built or
-# not, so every one is built here (and its corpus replayed under the sanitizer).
+# The engine's and daemon's tests: their threads are what TSan checks, and ASan their memory.
+threaded_targets=(engine_test engine_params_test server_unit_test daemon_test journal_test daemon_journal_test)
+# Single-threaded parsers: ASan and UBSan only (TSan has nothing to find there): the settings and
+# the kinds' inputs, and the fuzz targets' corpus replays (tests/fuzz/: plain CTest tests,
+# registered whether built or not, so every one is built in the ASan build).
+parser_targets=(settings_test kinds_test)
 fuzz_targets=(proof_decode g1_g2_decode size_parse address_parse toml_config param_file post_vanilla_bincode
   snap_vanilla_bincode commit1_json submit_request snarkjs_files)
 for f in "${fuzz_targets[@]}"; do
-  targets+=("fuzz_${f}_replay")
+  parser_targets+=("fuzz_${f}_replay")
 done
 fuzz_seconds=${CUZK_FUZZ_SECONDS:-20}
 
@@ -32,13 +36,14 @@ export UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1"
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
 for k in "${kinds[@]}"; do
-  compiler=() fuzz=0 build_targets=("${targets[@]}")
+  compiler=() fuzz=0 build_targets=("${threaded_targets[@]}")
   case $k in
-    thread) dir=build-tsan skip='' ;;
+    # The parsers' tests are not built here: their registered replays are left out by name.
+    thread) dir=build-tsan skip='|^fuzz_.*_replay$|^(SettingsTest|KindsTest)\.' ;;
     # ASan keeps freed memory in quarantine: the tests that the process's RSS falls after a free
     # measure its allocator, not ours.
     address)
-      dir=build-asan skip='|^HostMemoryTest\.Free'
+      dir=build-asan skip='|^HostMemoryTest\.Free' build_targets+=("${parser_targets[@]}")
       if [ "$fuzz_seconds" != 0 ] && command -v clang++ >/dev/null; then
         dir=build-asan-fuzz fuzz=1
         compiler=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCUZK_FUZZ=ON)

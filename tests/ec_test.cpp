@@ -183,7 +183,9 @@ TYPED_TEST(CurveTest, FixedBaseTableMultipliesAsScalarMultiplication) {
     ASSERT_EQ(all.size(), scalars.size());
     for (size_t i = 0; i < scalars.size(); i++) {
       ASSERT_EQ(J::from_affine(all[i]), expected[i]) << "width " << w << ", scalar " << i;
-      if (i < 64) EXPECT_EQ(table.mul(scalars[i]), expected[i]) << "width " << w << ", scalar " << i;
+      if (i < 64) {
+        EXPECT_EQ(table.mul(scalars[i]), expected[i]) << "width " << w << ", scalar " << i;
+      }
     }
   }
   EXPECT_TRUE(FixedBaseTable<typename T::Curve>(T::generator()).mul_all({}).empty());

@@ -10,12 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include "circuits/synthetic.hpp"
 #include "filecoin/graph.hpp"
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/public_inputs.hpp"
 #include "filecoin/registered_proof.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/parameters.hpp"
+#include "groth16/setup.hpp"
 #include "kinds/base64.hpp"
 #include "kinds/filecoin_kinds.hpp"
 #include "test_support.hpp"
@@ -215,21 +217,26 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
 
 // A published file is used only after parameters.json's digest matched or, with that check off,
 // after every point passed: a well-formed file with one point moved off the curve is refused either
-// way, naming it. Our own TEST setup without its digest trailer is not used either.
+// way, naming it. Our own TEST setup without its digest trailer is not used either. (The files hold
+// a small synthetic set under the WinningPoSt names: only how they are read is tested here.)
 TEST(KindsTest, PublishedFilesAreCheckedAndOwnFilesNeedTheirTrailer) {
   const auto root = std::filesystem::temp_directory_path() / ("cuzk-kinds-check-" + std::to_string(getpid()));
   const auto published = root / "published", test_dir = root / "test";
   std::filesystem::create_directories(published);
+  std::filesystem::create_directories(test_dir);
   ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), (root / "none").string());
   FilecoinParameterOptions o;
   o.param_cache = published.string();
   o.test_dir = test_dir.string();
   o.allow_test_parameters = true;
   o.log = [](const std::string&) {};
-  const auto id = filecoin::winning_post_parameter_id(2048);  // the smallest circuit served
+  const auto id = filecoin::winning_post_parameter_id(2048);
+  const auto own_path = test_dir / ("cuzk-TEST-ONLY-" + id.params_name());
+  groth16::write_parameters(
+      groth16::generate_parameters(circuits::SyntheticCircuit(64, 2, {}, 1), groth16::ToxicWaste::random()),
+      own_path.string());
   const auto own = filecoin_parameter_source(o).load(id.stem, false);
   ASSERT_TRUE(own.params);
-  const auto own_path = test_dir / ("cuzk-TEST-ONLY-" + id.params_name());
   EXPECT_NE(own.origin.find(own_path.string()), std::string::npos) << own.origin;
   // The same bytes as a published file (without our trailer), x of a[3] one bit off.
   const auto file = published / id.params_name();

@@ -11,6 +11,20 @@
 
 namespace cuzk::test {
 
+// Whether this test program is built under AddressSanitizer or ThreadSanitizer (GCC or clang):
+// memory figures and timings mean nothing there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 // The seed of this test process, chosen at start-up unless CUZK_TEST_SEED is set.
 uint64_t run_seed();
 

@@ -320,9 +320,13 @@ std::shared_ptr<grpc::ServerCredentials> tls_credentials(const DaemonConfig& c) 
   return grpc::SslServerCredentials(options);
 }
 
-// The credentials of the gRPC listener: TLS when configured on TCP; otherwise plain text, which a
-// TCP listener reachable from other machines gets only when allow_insecure_tcp says so.
-std::shared_ptr<grpc::ServerCredentials> listener_credentials(const DaemonConfig& c, const ListenAddress& addr) {
+// The credentials of the gRPC listener: TLS when configured on TCP; otherwise plain text. A plain
+// TCP listener other machines may reach starts only because the operator wrote its address (the
+// default is a unix socket), as Curio's example file does for Curio's client, which cannot speak
+// TLS: *insecure says so, for the warning, /status and /metrics.
+std::shared_ptr<grpc::ServerCredentials> listener_credentials(const DaemonConfig& c, const ListenAddress& addr,
+                                                              bool* insecure) {
+  *insecure = false;
   bool any_tls = !c.tls_cert.empty() || !c.tls_key.empty() || !c.tls_client_ca.empty();
   if (addr.is_unix) {
     if (any_tls) {
@@ -345,17 +349,14 @@ std::shared_ptr<grpc::ServerCredentials> listener_credentials(const DaemonConfig
   }
   if (!c.tls_cert.empty()) return tls_credentials(c);
   if (!is_loopback_host(addr.host)) {
-    if (!c.allow_insecure_tcp) {
-      throw StartupError(
-          "refusing to listen on TCP " + addr.to_string() +
-          " without TLS: it is not a loopback address, so anyone who can reach it could submit and cancel proofs. "
-          "Give daemon.tls_cert and daemon.tls_key (--tls-cert, --tls-key), listen on a unix socket or a loopback "
-          "address, or set daemon.allow_insecure_tcp = true (--allow-insecure-tcp) on a trusted network");
-    }
+    *insecure = true;
     spdlog::warn(
-        "listening on TCP {} without TLS or authentication (daemon.allow_insecure_tcp): anyone who can reach it can "
-        "submit and cancel proofs",
-        addr.to_string());
+        "listening on TCP {} without TLS or client authentication: anyone who can reach this address can submit, "
+        "read and cancel proofs. Keep it on a trusted network behind a firewall (Curio's client speaks plain gRPC), "
+        "or serve TLS with daemon.tls_cert and daemon.tls_key (--tls-cert, --tls-key), mutual TLS with "
+        "daemon.tls_client_ca (--tls-client-ca), or listen on a unix socket (the default){}",
+        addr.to_string(),
+        c.allow_insecure_tcp ? "" : "; daemon.allow_insecure_tcp = true records that this is intended");
   }
   return grpc::InsecureServerCredentials();
 }
@@ -375,7 +376,8 @@ void Daemon::run() {
     throw StartupError(e.what());
   }
   // Before the engine starts: a TLS file or an exposed listener is refused at once.
-  std::shared_ptr<grpc::ServerCredentials> credentials = listener_credentials(config_, addr);
+  bool insecure = false;
+  std::shared_ptr<grpc::ServerCredentials> credentials = listener_credentials(config_, addr, &insecure);
   const bool tls = !addr.is_unix && !config_.tls_cert.empty();
 
   std::unique_ptr<engine::Engine> engine;
@@ -434,6 +436,7 @@ void Daemon::run() {
   }
   ListenAddress bound_addr = addr;
   if (!addr.is_unix) bound_addr.port = uint16_t(tcp_port);
+  service.set_listener({bound_addr.to_string(), tls, tls && !config_.tls_client_ca.empty(), insecure});
 
   std::unique_ptr<HttpStatusServer> http;
   if (status_addr) {

@@ -46,6 +46,10 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
       .Set(1);
   m.gauge("cuzk_uptime_seconds", "Seconds since the engine started.", s.uptime_seconds);
   m.gauge("cuzk_draining", "1 while the daemon is shutting down and refuses new proofs.", d.draining ? 1 : 0);
+  m.gauge("cuzk_listener_insecure",
+          "1 while the gRPC listener is plain TCP on an address other machines may reach (no TLS, no client "
+          "authentication).",
+          d.listener.insecure ? 1 : 0);
 
   auto& workers = m.gauges("cuzk_workers", "Worker threads by kind.");
   workers.Add({{"kind", engine::worker_name(engine::Worker::kSynthesis)}}).Set(s.synthesis_workers);

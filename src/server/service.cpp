@@ -624,7 +624,8 @@ size_t ProvingService::jobs_tracked() const {
 }
 
 DaemonMetrics ProvingService::daemon_metrics() const {
-  return DaemonMetrics{counters_.rows(), draining_.load(), jobs_tracked()};
+  std::lock_guard lock(listener_mutex_);
+  return DaemonMetrics{counters_.rows(), draining_.load(), jobs_tracked(), listener_};
 }
 
 std::string ProvingService::status_json() const { return status_document(engine_.snapshot(), daemon_metrics()); }

@@ -72,6 +72,11 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
   // From now on new proofs are refused with UNAVAILABLE; returns once no submission is in flight.
   void begin_drain();
   bool draining() const { return draining_.load(); }
+  // The listener /status and /metrics describe (once its port is bound).
+  void set_listener(ListenerInfo listener) {
+    std::lock_guard lock(listener_mutex_);
+    listener_ = std::move(listener);
+  }
   // Jobs accepted whose result has not been delivered (ended ones included).
   size_t jobs_tracked() const;
   // The /status document and the /metrics text (also served over HTTP).
@@ -149,6 +154,8 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
 
   std::shared_mutex drain_mutex_;  // held shared by submissions, exclusively by begin_drain
   std::atomic<bool> draining_{false};
+  mutable std::mutex listener_mutex_;
+  ListenerInfo listener_;
 
   struct Entry {
     bool ended = false;

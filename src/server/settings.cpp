@@ -154,9 +154,10 @@ std::vector<Setting> make_settings() {
   // [daemon]
   Setting listen = text("daemon", "listen", "--listen", field(&DaemonConfig::listen),
                         "gRPC address: unix:/path/to/socket (also unix:///path) or host:port (TCP: TLS with "
-                        "daemon.tls_cert and daemon.tls_key; without TLS only a loopback host unless "
-                        "daemon.allow_insecure_tcp; port 0 picks a free one). Empty: /run/cuzk/cuzk.sock for "
-                        "root, else $XDG_RUNTIME_DIR/cuzk/cuzk.sock, else /tmp/cuzk-UID/cuzk.sock",
+                        "daemon.tls_cert and daemon.tls_key; without TLS, a host other than loopback starts with a "
+                        "warning, shown in /status and /metrics; port 0 picks a free one). Empty: "
+                        "/run/cuzk/cuzk.sock for root, else $XDG_RUNTIME_DIR/cuzk/cuzk.sock, else "
+                        "/tmp/cuzk-UID/cuzk.sock",
                         check_listen);
   t.push_back(listen);
   t.push_back(text("daemon", "tls_cert", "--tls-cert", field(&DaemonConfig::tls_cert),
@@ -168,8 +169,10 @@ std::vector<Setting> make_settings() {
                    "PEM CA certificate(s): when set, TLS clients must present a certificate signed by one of them "
                    "(mutual TLS); empty: any client that trusts the server's certificate"));
   t.push_back(toggle("daemon", "allow_insecure_tcp", "--allow-insecure-tcp", field(&DaemonConfig::allow_insecure_tcp),
-                     "Serve a TCP listener that is not loopback (127.0.0.0/8, ::1, localhost) without TLS: anyone "
-                     "who can reach it can submit and cancel proofs; trusted networks only"));
+                     "Records that a plain TCP listener on a host other than loopback (127.0.0.0/8, ::1, "
+                     "localhost) is intended: anyone who can reach it can submit and cancel proofs, so trusted "
+                     "networks only. Such a listener starts either way (Curio's client cannot speak TLS), with a "
+                     "warning"));
   t.push_back(text("daemon", "status_listen", "--status-listen", field(&DaemonConfig::status_listen),
                    "HTTP host:port serving GET /status (JSON), /metrics (Prometheus) and /healthz; empty: off",
                    check_status_listen));

@@ -80,8 +80,7 @@ TEST(ServerUnitTest, ParseAddress) {
   };
   EXPECT_NE(error_of("unix-abstract:foo").find("abstract unix sockets are not supported"), std::string::npos)
       << error_of("unix-abstract:foo");
-  for (const char* target :
-       {"dns:///localhost:9820", "dns:localhost:9820", "ipv4:127.0.0.1:9820", "ipv6:[::1]:9820"}) {
+  for (const char* target : {"dns:///localhost:9820", "dns:localhost:9820", "ipv4:127.0.0.1:9820", "ipv6:[::1]:9820"}) {
     EXPECT_NE(error_of(target).find("a gRPC client's target scheme"), std::string::npos) << error_of(target);
     EXPECT_EQ(error_of(target).find("brackets"), std::string::npos) << error_of(target);
   }

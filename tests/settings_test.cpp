@@ -122,8 +122,8 @@ TEST(SettingsTest, EveryValueRoundTripsThroughTextAndToml) {
 // that is not UTF-8 cannot be in a TOML file: printing it is refused, naming the setting.
 TEST(SettingsTest, PrintedStringsLoadBackEqualAndNonUtf8IsRefused) {
   for (const std::string& path : {std::string("\nX"), std::string("\n\nX\n"), std::string("a\"b'c'''d\\e\\"),
-                                 std::string("tab\there\r\x01\x1f\x7f"), std::string("caf\xc3\xa9 \xe2\x82\xac"),
-                                 std::string("'''"), std::string("\"\"\"")}) {
+                                  std::string("tab\there\r\x01\x1f\x7f"), std::string("caf\xc3\xa9 \xe2\x82\xac"),
+                                  std::string("'''"), std::string("\"\"\"")}) {
     DaemonConfig c;
     c.srs.param_cache = path;
     c.log_file = path;

@@ -261,43 +261,98 @@ TEST(DaemonJournalTest, TornAndCorruptEntriesAreReportedAndSkipped) {
   expect_proof(await_proof(d, fresh), fresh, 1);
 }
 
-// A repeated request id attaches to its job (one proof computed); a different request under the
-// same id is refused.
-TEST(DaemonJournalTest, ARepeatedRequestIdAttachesAndADifferentRequestIsRefused) {
+// A request id names a request: the same request again attaches to its job (one proof computed);
+// another request under the same id gets a job of its own, "<id>.2", with its own proof (Curio
+// sends the chain partitions of one WindowPoSt deadline under one id); AwaitProof and CancelProof
+// take the job ids.
+TEST(DaemonJournalTest, ARepeatedRequestAttachesAndAnotherUnderItsIdGetsAJobOfItsOwn) {
   WorkDir w;
   DaemonProcess d(w.daemon_args());
   ASSERT_FALSE(testing::Test::HasFailure());
   const v1::SubmitProofRequest req = synthetic_request(16384, 4, "porep-1000-9");
+  const v1::SubmitProofRequest other = synthetic_request(1024, 1, "porep-1000-9");
   EXPECT_EQ(submit(d, req), "porep-1000-9");
   EXPECT_EQ(submit(d, req), "porep-1000-9");  // attached
+  EXPECT_EQ(submit(d, other), "porep-1000-9.2");
+  EXPECT_EQ(submit(d, other), "porep-1000-9.2");  // attached to its own job
+  expect_proof(await_proof(d, "porep-1000-9.2"), "porep-1000-9.2", 1);
+  expect_proof(await_proof(d, "porep-1000-9"), "porep-1000-9", 4);
+  EXPECT_EQ(metric(d, "cuzk_proofs_completed_total"), 2);
+  // Delivered: gone, and the id is free for a new request.
   grpc::Status s;
-  submit(d, synthetic_request(1024, 1, "porep-1000-9"), &s);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
-  EXPECT_NE(s.error_message().find("taken by another request"), std::string::npos) << s.error_message();
-  // Two Prove calls repeating it wait for the same job and both get its proof.
+  await_proof(d, "porep-1000-9", &s);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(submit(d, other), "porep-1000-9");
+  expect_proof(await_proof(d, "porep-1000-9"), "porep-1000-9", 1);
+  // Two Prove calls of one request at once wait for one job and both get its proof (started
+  // together, so that the job is still running when the second arrives).
+  const v1::SubmitProofRequest same = synthetic_request(16384, 8, "porep-1000-10");
   v1::ProveResponse p1, p2;
   grpc::Status s1, s2;
   std::thread t1([&] {
     auto ctx = ctx_with_deadline();
-    s1 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(req), &p1);
+    s1 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(same), &p1);
   });
   std::thread t2([&] {
     auto ctx = ctx_with_deadline();
-    s2 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(req), &p2);
+    s2 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(same), &p2);
   });
   t1.join();
   t2.join();
   ASSERT_TRUE(s1.ok()) << s1.error_message();
   ASSERT_TRUE(s2.ok()) << s2.error_message();
-  expect_proof(p1.result(), "porep-1000-9", 4);
+  expect_proof(p1.result(), "porep-1000-10", 8);
   EXPECT_EQ(p1.result().proof(), p2.result().proof());
-  EXPECT_EQ(metric(d, "cuzk_proofs_completed_total"), 1);
-  // Delivered to the Prove callers: gone, and the id is free for a new request.
-  await_proof(d, "porep-1000-9", &s);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_EQ(submit(d, synthetic_request(1024, 1, "porep-1000-9")), "porep-1000-9");
-  expect_proof(await_proof(d, "porep-1000-9"), "porep-1000-9", 1);
+  EXPECT_EQ(metric(d, "cuzk_proofs_completed_total"), 4);
+  // Two different Prove calls under one id at once: each caller gets its own job's proof.
+  const v1::SubmitProofRequest a = synthetic_request(4096, 2, "wdpost-1000-0"),
+                               b = synthetic_request(4096, 3, "wdpost-1000-0");
+  std::thread ta([&] {
+    auto ctx = ctx_with_deadline();
+    s1 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(a), &p1);
+  });
+  std::thread tb([&] {
+    auto ctx = ctx_with_deadline();
+    s2 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(b), &p2);
+  });
+  ta.join();
+  tb.join();
+  ASSERT_TRUE(s1.ok()) << s1.error_message();
+  ASSERT_TRUE(s2.ok()) << s2.error_message();
+  EXPECT_EQ(p1.result().proof().size(), 2 * 192u);
+  EXPECT_EQ(p2.result().proof().size(), 3 * 192u);
+  EXPECT_NE(p1.result().job_id(), p2.result().job_id());
+  for (const auto* r : {&p1, &p2}) {
+    EXPECT_TRUE(r->result().job_id() == "wdpost-1000-0" || r->result().job_id() == "wdpost-1000-0.2")
+        << r->result().job_id();
+    EXPECT_TRUE(r->result().verified());
+  }
+}
+
+// Two requests under one id survive a kill as two jobs: the next daemon resumes both, and a
+// retry of the second request attaches to its own job, not to the first's.
+TEST(DaemonJournalTest, TwoRequestsUnderOneIdSurviveARestartAsTwoJobs) {
+  WorkDir w;
+  const v1::SubmitProofRequest a = synthetic_request(16384, 4, "wdpost-1000-3"),
+                               b = synthetic_request(16384, 3, "wdpost-1000-3");
+  {
+    DaemonProcess d(w.daemon_args());
+    ASSERT_FALSE(testing::Test::HasFailure());
+    EXPECT_EQ(submit(d, a), "wdpost-1000-3");
+    EXPECT_EQ(submit(d, b), "wdpost-1000-3.2");
+    EXPECT_EQ(spool_files(w.spool(), ".job").size(), 2u);
+    EXPECT_EQ(d.stop(SIGKILL), 128 + SIGKILL);
+  }
+  DaemonProcess d(w.daemon_args());
+  ASSERT_FALSE(testing::Test::HasFailure());
+  v1::ProveResponse pr;
+  auto ctx = ctx_with_deadline();
+  grpc::Status s = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(b), &pr);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  expect_proof(pr.result(), "wdpost-1000-3.2", 3);
+  expect_proof(await_proof(d, "wdpost-1000-3"), "wdpost-1000-3", 4);
   EXPECT_EQ(metric(d, "cuzk_proofs_completed_total"), 2);
+  EXPECT_TRUE(spool_files(w.spool(), ".job").empty());
 }
 
 // A spool write that fails while the daemon runs (the file size limit here, as a full disk would)

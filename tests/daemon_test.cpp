@@ -1,6 +1,7 @@
 // cuzk-daemon end to end: a real daemon process on a real unix socket, driven through gRPC,
 // its HTTP status port, raw sockets and the cuzk client.
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -277,12 +278,14 @@ TEST(DaemonTest, MalformedRequestsAreInvalidArgumentThenAProofWorks) {
   newer.set_proof_kind(v1::ProofKind(42));
   expect_code(newer, grpc::StatusCode::UNIMPLEMENTED, "proof_kind 42");
 
-  // The id of a job still kept, with another request: ALREADY_EXISTS (the same request attaches to
-  // the job: daemon_journal_test).
+  // The id of a job still kept, with another request: a job of its own, "dup.2" (the same request
+  // attaches to its job: daemon_journal_test).
   v1::SubmitProofResponse resp;
   auto c1 = ctx_with_deadline();
   ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(1024, 1, "dup"), &resp).ok());
-  expect_code(synthetic_request(2048, 1, "dup"), grpc::StatusCode::ALREADY_EXISTS, "duplicate id");
+  auto c2 = ctx_with_deadline();
+  ASSERT_TRUE(stub->SubmitProof(c2.get(), synthetic_request(2048, 1, "dup"), &resp).ok());
+  EXPECT_EQ(resp.job_id(), "dup.2");
 
   expect_proof_works(d);
 }
@@ -927,7 +930,8 @@ TEST(DaemonTest, GetStatusAnswersCuriosFields) {
   ASSERT_TRUE(stub->SubmitProof(c1.get(), synthetic_request(16384, 16, "first"), &a).ok());
   ASSERT_TRUE(stub->SubmitProof(c2.get(), synthetic_request(1024, 1, "second"), &b).ok());
   EXPECT_EQ(a.job_id(), "first");
-  EXPECT_EQ(b.queue_position(), 1u);  // "first" was accepted and not ended
+  EXPECT_EQ(b.queue_position(), 1u);   // "first" was accepted and not ended
+  EXPECT_EQ(a.assigned_gpu(), "cpu");  // the devices that may prove it
 
   v1::GetStatusResponse st;
   auto c3 = ctx_with_deadline();
@@ -941,6 +945,15 @@ TEST(DaemonTest, GetStatusAnswersCuriosFields) {
   ASSERT_EQ(st.gpus_size(), 1);  // the CPU backend: one device
   EXPECT_FALSE(st.gpus(0).name().empty());
   EXPECT_EQ(st.jobs_active(), 2u);
+  // Once "first"'s set is resident, its reference count is the one job proving with it ("second"
+  // has a set of another shape).
+  for (int i = 0; i < 600 && st.loaded_srs_size() == 0; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto c = ctx_with_deadline();
+    ASSERT_TRUE(stub->GetStatus(c.get(), v1::GetStatusRequest(), &st).ok());
+  }
+  ASSERT_EQ(st.loaded_srs_size(), 1);
+  EXPECT_EQ(st.loaded_srs(0).ref_count(), 1u);
 
   // One job's state (cuzk's own field).
   v1::GetStatusRequest one;

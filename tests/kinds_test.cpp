@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -86,8 +87,19 @@ TEST(KindsTest, RealCommit1AsAPoRepInput) {
   const auto& info = filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg8MiBV1_1);
   const std::string envelope =
       "{\"SectorNum\":1498,\"Phase1Out\":\"" + base64_encode(json) + "\",\"SectorSize\":8388608}";
-  for (const std::string& body : {json, envelope}) {
-    const auto input = make_porep_input({body, info.id(), 1006, 1498, info.sector_size});
+  // Curio's PSProve re-marshals the output with Go's encoding/json (Commit1OutRaw: the same values,
+  // its seven keys in Go's field order) and may send SectorSize 0 (taken from the proof then).
+  const auto rust = nlohmann::ordered_json::parse(json);
+  nlohmann::ordered_json go;
+  for (const char* key : {"comm_d", "comm_r", "registered_proof", "replica_id", "seed", "ticket", "vanilla_proofs"}) {
+    go[key] = rust.at(key);
+  }
+  const std::string go_json = go.dump();
+  ASSERT_NE(go_json.substr(0, 40), json.substr(0, 40));
+  const std::string go_envelope =
+      "{\"SectorNum\":1498,\"Phase1Out\":\"" + base64_encode(go_json) + "\",\"SectorSize\":0}";
+  for (const std::string& body : {json, envelope, go_json, go_envelope}) {
+    const auto input = make_porep_input({body, info.id(), 1006, 1498, body == go_envelope ? 0 : info.sector_size});
     EXPECT_EQ(input->kind(), "porep");
     EXPECT_EQ(input->partitions(), 1u);
     EXPECT_EQ(input->param_id(), filecoin::porep_parameter_id(info).stem);

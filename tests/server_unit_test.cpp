@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "server/config_file.hpp"
 #include "server/convert.hpp"
 #include "server/metrics.hpp"
+#include "server/platform_dirs.hpp"
 #include "server/service.hpp"
 #include "server/size.hpp"
 #include "server/status_codes.hpp"
@@ -525,7 +527,7 @@ TEST(ServerUnitTest, StatusAsCurioReadsIt) {
   cuzk::engine::DeviceStatus idle{1, "NVIDIA H200", 150ull << 30, 140ull << 30, "", ""};
   s.devices = {busy, idle};
   std::string porep32 = param_id_for_circuit("porep-32g");
-  s.params.push_back({porep32, 40ll << 30, 30ll << 30, true});
+  s.params.push_back({porep32, 40ll << 30, 30ll << 30, true, 3});
   s.params.push_back({"synthetic-1024-4-seed7", 5000, 0, false});
   v1::GetStatusResponse out;
   to_proto(s, &out);
@@ -551,7 +553,7 @@ TEST(ServerUnitTest, StatusAsCurioReadsIt) {
   EXPECT_EQ(out.loaded_srs(0).circuit_id(), "porep-32g");
   EXPECT_EQ(out.loaded_srs(0).tier(), v1::SRSStatus::HOT);
   EXPECT_EQ(out.loaded_srs(0).size_bytes(), 40ull << 30);
-  EXPECT_EQ(out.loaded_srs(0).ref_count(), 1u);
+  EXPECT_EQ(out.loaded_srs(0).ref_count(), 3u);  // the jobs that prove with it
   EXPECT_EQ(out.loaded_srs(0).param_id(), porep32);
   EXPECT_EQ(out.loaded_srs(1).circuit_id(), "synthetic-1024-4-seed7");  // no circuit id: ours
   EXPECT_EQ(out.loaded_srs(1).tier(), v1::SRSStatus::WARM);
@@ -746,3 +748,35 @@ TEST(ServerUnitTest, PrometheusText) {
 }
 
 }  // namespace
+
+// The daemon's directories never depend on the working directory (Curio's unit sets none): root's
+// follow the FHS, a user's the XDG base directories; a param_cache_dir that is given keeps the spool
+// beside it (a sibling), and an explicit spool wins.
+TEST(ServerUnitTest, DefaultDirectoriesAreAbsoluteAndFollowThePlatform) {
+  const bool root = geteuid() == 0;
+  setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  setenv("XDG_STATE_HOME", "/x/state", 1);
+  cuzk::server::DaemonConfig c;
+  EXPECT_EQ(c.engine.param_cache_dir, "auto");
+  cuzk::server::resolve_default_dirs(c);
+  EXPECT_EQ(c.engine.param_cache_dir, root ? "/var/cache/cuzk/params" : "/x/cache/cuzk/params");
+  EXPECT_EQ(c.spool_dir, root ? "/var/lib/cuzk/spool" : "/x/state/cuzk/spool");
+  if (!root) {
+    unsetenv("XDG_STATE_HOME");
+    setenv("HOME", "/home/op", 1);
+    cuzk::server::DaemonConfig h;
+    cuzk::server::resolve_default_dirs(h);
+    EXPECT_EQ(h.spool_dir, "/home/op/.local/state/cuzk/spool");
+  }
+  cuzk::server::DaemonConfig given;
+  given.engine.param_cache_dir = "/srv/params";
+  cuzk::server::resolve_default_dirs(given);
+  EXPECT_EQ(given.engine.param_cache_dir, "/srv/params");
+  EXPECT_EQ(given.spool_dir, "/srv/spool");  // beside it
+  cuzk::server::DaemonConfig none;
+  none.spool_dir = "";
+  cuzk::server::resolve_default_dirs(none);
+  EXPECT_EQ(none.spool_dir, "none");
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("XDG_STATE_HOME");
+}

@@ -1,13 +1,11 @@
 #include "cli/daemon_dispatch.hpp"
 
-#include <cerrno>
-#include <climits>
-#include <cstring>
-#include <iostream>
+#include <filesystem>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 #include <vector>
+
+#include "cli/daemon_main.hpp"
 
 namespace cuzk::cli {
 
@@ -21,40 +19,25 @@ bool is_daemon_option(std::string_view arg) {
   return arg.starts_with("-c") && arg.size() > 2 && arg[2] != '-';  // -cFILE
 }
 
-// The directory of the running executable (not argv[0], which a PATH lookup leaves bare).
-std::string own_directory() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string path(buf, size_t(n));
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
 }  // namespace
 
 std::optional<int> run_daemon_if_asked(int argc, char** argv) {
-  if (argc < 2) return std::nullopt;
-  std::string_view first = argv[1];
-  int skip;  // arguments of ours before the daemon's
-  if (first == "daemon") {
-    skip = 2;
-  } else if (is_daemon_option(first)) {
-    skip = 1;
-  } else {
-    return std::nullopt;
+  const std::string_view name = std::filesystem::path(argv[0]).filename().native();
+  if (name == "cuzk-daemon") return daemon_main(argc, argv);
+  if (argc < 2) {
+    std::error_code ec;
+    if (!std::filesystem::exists(kCurioConfigPath, ec)) return daemon_main(argc, argv);
+    std::string config = "--config=" + std::string(kCurioConfigPath);
+    std::vector<char*> args = {argv[0], config.data(), nullptr};
+    return daemon_main(2, args.data());
   }
-  std::string dir = own_directory();
-  std::string daemon = (dir.empty() ? std::string(".") : dir) + "/cuzk-daemon";
-  std::vector<char*> args;
-  args.push_back(const_cast<char*>(daemon.c_str()));
-  for (int i = skip; i < argc; i++) args.push_back(argv[i]);
-  args.push_back(nullptr);
-  execv(daemon.c_str(), args.data());
-  int err = errno;
-  std::cerr << "cuzk: cannot start the daemon " << daemon << ": " << std::strerror(err)
-            << " (`cuzk daemon` and `cuzk --config FILE` run cuzk-daemon, which is installed beside cuzk)\n";
-  return 2;  // cuzk-daemon's "cannot start"
+  const std::string_view first = argv[1];
+  if (first == "daemon") {
+    argv[1] = argv[0];  // the daemon's own arguments follow "daemon"
+    return daemon_main(argc - 1, argv + 1);
+  }
+  if (is_daemon_option(first)) return daemon_main(argc, argv);
+  return std::nullopt;
 }
 
 }  // namespace cuzk::cli

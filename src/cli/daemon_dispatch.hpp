@@ -1,16 +1,19 @@
-// `cuzk` as the daemon: Curio's unit file starts its daemon as `cuzk --config FILE`, and
-// `cuzk daemon [flags]` reads better in ours. Both run cuzk-daemon, installed beside cuzk (the
-// client itself needs no engine, so it stays small and runs on machines without a GPU stack).
+// One program, as Curio installs it (`make install-cuzk`: one `cuzk` in /usr/local/bin): the
+// daemon when started as Curio starts it, the client under its subcommands.
 #pragma once
 
 #include <optional>
 
 namespace cuzk::cli {
 
-// When argv asks for the daemon (first argument "daemon", or one of the daemon's own options:
-// -c/--config, -l/--listen, --log-level, --print-config, --print-settings), replaces this process
-// with cuzk-daemon (same pid, so systemd and signals see the daemon) and does not return; returns
-// the exit code when that fails (the message is printed), and nullopt for client commands.
+// Curio's configuration file, which a bare `cuzk` reads when it exists (as Curio's daemon does).
+inline constexpr const char* kCurioConfigPath = "/data/zk/cuzk.toml";
+
+// Runs the daemon and returns its exit code when argv asks for it: the program's name is
+// cuzk-daemon; no arguments (Curio's documentation runs a bare `cuzk`: then /data/zk/cuzk.toml
+// when it exists); a first argument "daemon"; or one of the daemon's own options (-c/--config,
+// -l/--listen, --log-level, --print-config, --print-settings: Curio's unit runs `cuzk --config
+// FILE`). nullopt for the client's commands.
 std::optional<int> run_daemon_if_asked(int argc, char** argv);
 
 }  // namespace cuzk::cli

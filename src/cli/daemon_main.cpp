@@ -1,7 +1,9 @@
-// cuzk-daemon: the proving daemon. Settings come from the defaults, then the TOML file given
-// with --config, then the command line (which wins); every flag is made from the settings table
-// (server/settings.hpp). See README.md, "Daemon". `cuzk daemon ...` and `cuzk --config FILE`
-// run this program too (cli/daemon_dispatch.hpp).
+// The proving daemon, as `cuzk` runs it (cli/daemon_dispatch.hpp: `cuzk`, `cuzk --config FILE`,
+// `cuzk daemon ...`, or the program under the name cuzk-daemon). Settings come from the defaults,
+// then the TOML file given with --config, then the command line (which wins); every flag is made
+// from the settings table (server/settings.hpp). See README.md, "Daemon".
+#include "cli/daemon_main.hpp"
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <functional>
@@ -13,6 +15,7 @@
 #include "server/config_file.hpp"
 #include "server/daemon.hpp"
 #include "server/logging.hpp"
+#include "server/platform_dirs.hpp"
 #include "server/settings.hpp"
 #include "server/signals.hpp"
 
@@ -95,7 +98,9 @@ void log_note(const ConfigNote& n) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace cuzk::cli {
+
+int daemon_main(int argc, char** argv) {
   // First, before any thread exists, so that every thread inherits the mask.
   cuzk::server::block_shutdown_signals();
 
@@ -135,6 +140,7 @@ int main(int argc, char** argv) {
     if (!config_path.empty()) cuzk::server::load_config_file(config_path, config, &notes);
     flags.apply(config);
     if (config.listen.empty()) config.listen = cuzk::server::default_address();
+    cuzk::server::resolve_default_dirs(config);  // what --print-config shows is what is used
     cuzk::server::validate_config(config);
   } catch (const std::exception& e) {
     std::cerr << "cuzk-daemon: " << e.what() << "\n";
@@ -178,3 +184,5 @@ int main(int argc, char** argv) {
   spdlog::shutdown();  // flushes every sink
   return rc;
 }
+
+}  // namespace cuzk::cli

@@ -516,10 +516,19 @@ void Engine::Impl::observe_stage(Stage s, const std::string& worker, const Parti
   if (timeline && *info.span) timeline->span(worker, std::string(info.span) + " " + p.label, a, b);
 }
 
+std::string Engine::device_names() const {
+  std::string names;
+  for (auto& d : impl_->devices) {
+    if (!names.empty()) names += ',';
+    names += d->backend->name();
+  }
+  return names;
+}
+
 EngineSnapshot Engine::snapshot() const {
   const Impl& m = *impl_;
   EngineSnapshot s;
-  for (auto& d : m.devices) s.backend += (s.backend.empty() ? "" : ",") + d->backend->name();
+  s.backend = device_names();
   s.policy = std::string(policy_name(m.config.policy));
   s.synthesis_workers = m.synthesis_workers;
   s.gpu_workers = m.gpu_workers;
@@ -556,6 +565,9 @@ EngineSnapshot Engine::snapshot() const {
     if (!p) continue;
     std::lock_guard wl(p->where_mutex);
     s.partitions.push_back({p->job->id, p->job->input->kind(), p->index, stage_name(p->where), p->worker});
+  }
+  for (auto& ps : s.params) {
+    for (const auto& [id, job] : m.jobs) ps.jobs += !ended(job->state) && job->param_id == ps.param_id;
   }
   // Jobs per kind: pending until one of their partitions is admitted.
   std::map<std::string, KindQueue> kinds;

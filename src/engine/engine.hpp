@@ -62,6 +62,7 @@ struct ParamStatus {
   // one resident (then every device-resident parameter byte is its own; 0 on the CPU).
   std::optional<int64_t> device_bytes;
   bool in_use = false;
+  uint32_t jobs = 0;  // jobs not yet ended that prove with this set (Curio's ref_count)
 };
 
 // Jobs of one proof kind not yet ended (Curio's GetStatus queues).
@@ -130,6 +131,9 @@ class Engine {
   void forget(const std::string& request_id);
 
   EngineSnapshot snapshot() const;
+  // The devices whose workers prove partitions, as EngineSnapshot::backend names them ("cpu",
+  // "cuda:0,cuda:1"): fixed when the engine starts.
+  std::string device_names() const;
 
   // Loads a parameter set into host memory (and accounts it); throws EngineError on failure.
   void preload_params(const std::string& param_id);

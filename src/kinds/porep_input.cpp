@@ -180,7 +180,8 @@ std::shared_ptr<const engine::ProofInput> make_porep_input(const PoRepRequest& r
       throw InvalidProofRequest("vanilla_proof.SectorNum " + std::to_string(*env->sector_num) +
                                 " differs from sector_number " + std::to_string(r.sector_number));
     }
-    if (env->sector_size && *env->sector_size != info->sector_size) {
+    // 0: not given (Curio's PSProve leaves sizes out), taken from the registered proof.
+    if (env->sector_size && *env->sector_size != 0 && *env->sector_size != info->sector_size) {
       throw InvalidProofRequest("vanilla_proof.SectorSize " + std::to_string(*env->sector_size) + " is not " +
                                 std::string(info->name) + "'s " + std::to_string(info->sector_size));
     }

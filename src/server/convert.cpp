@@ -343,7 +343,7 @@ void to_proto(const engine::EngineSnapshot& s, v1::GetStatusResponse* out) {
     const int64_t device_bytes = std::max<int64_t>(p.device_bytes.value_or(0), 0);
     srs->set_tier(device_bytes > 0 ? v1::SRSStatus::HOT : v1::SRSStatus::WARM);
     srs->set_size_bytes(uint64_t(std::max<int64_t>(p.host_bytes, 0)));
-    srs->set_ref_count(p.in_use ? 1 : 0);
+    srs->set_ref_count(p.jobs);
     srs->set_param_id(p.param_id);
     srs->set_device_bytes(uint64_t(device_bytes));
     v1::ParamSetStatus* ps = out->add_params();

@@ -32,6 +32,7 @@
 #include "server/address.hpp"
 #include "server/http_status.hpp"
 #include "server/journal.hpp"
+#include "server/platform_dirs.hpp"
 #include "server/service.hpp"
 #include "server/size.hpp"
 
@@ -364,6 +365,7 @@ std::shared_ptr<grpc::ServerCredentials> listener_credentials(const DaemonConfig
 }  // namespace
 
 void Daemon::run() {
+  resolve_default_dirs(config_);  // "auto" directories: absolute, whatever the working directory
   ListenAddress addr;
   std::optional<ListenAddress> status_addr;
   try {

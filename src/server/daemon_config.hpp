@@ -34,8 +34,16 @@ struct SrsConfig {
   bool allow_test_parameters = false;
 };
 
+// The engine's settings as the daemon starts them: engine.param_cache_dir "auto"
+// (server/platform_dirs.hpp) instead of the library's relative "params-cache".
+inline engine::EngineConfig daemon_engine_defaults() {
+  engine::EngineConfig e;
+  e.param_cache_dir = "auto";
+  return e;
+}
+
 struct DaemonConfig {
-  engine::EngineConfig engine;
+  engine::EngineConfig engine = daemon_engine_defaults();
   // The engine's comparison policies (every one but budget) do not bound host memory: they show
   // how earlier designs ran out of it, for cuzk-bench pipeline. The daemon refuses them unless
   // this is set.
@@ -64,8 +72,9 @@ struct DaemonConfig {
   double result_ttl_seconds = 3600;
   // Ended results kept for collection; beyond it the oldest are dropped.
   size_t max_retained_results = 10000;
-  // The spool of accepted jobs (server/journal.hpp): "auto" is spool/ beside
-  // engine.param_cache_dir; "" or "none": no journal (jobs are lost on a restart).
+  // The spool of accepted jobs (server/journal.hpp): "auto" is the state directory's spool/
+  // (server/platform_dirs.hpp), or spool/ beside an engine.param_cache_dir that is set; "" or
+  // "none": no journal (jobs are lost on a restart).
   std::string spool_dir = "auto";
   // Concurrent RPCs served (each waiting AwaitProof/Prove holds one thread). Waiting calls get at
   // most max_rpc_threads - min(16, half) of them; more answer RESOURCE_EXHAUSTED.

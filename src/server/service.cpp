@@ -181,6 +181,18 @@ size_t ProvingService::count_active_locked() {
   return active;
 }
 
+std::map<std::string, ProvingService::Entry>::iterator ProvingService::find_request_locked(
+    const std::string& base, const RequestDigest& digest) {
+  // The jobs of a request id: the id itself and "<id>.<n>", next to each other in the map's order.
+  for (auto it = book_.lower_bound(base); it != book_.end() && it->first.starts_with(base); ++it) {
+    const std::string_view rest = std::string_view(it->first).substr(base.size());
+    const bool of_base = rest.empty() || (rest.size() > 1 && rest[0] == '.' &&
+                                          rest.find_first_not_of("0123456789", 1) == std::string_view::npos);
+    if (of_base && it->second.digest == digest && !it->second.abandoned) return it;
+  }
+  return book_.end();
+}
+
 void ProvingService::reclaim_abandoned(const std::string& id) {
   uint64_t seq = 0;
   {
@@ -229,24 +241,25 @@ ProvingService::Accepted ProvingService::submit(const v1::SubmitProofRequest& re
   out.id = job.request_id;
   {
     std::lock_guard lock(book_mutex_);
-    if (auto it = out.id.empty() ? book_.end() : book_.find(out.id); it != book_.end()) {
-      Entry& e = it->second;
-      if (e.abandoned) {
-        throw EngineError(EngineError::Code::kAlreadyExists,
-                          "request id '" + out.id + "' belongs to a cancelled job that is still ending; retry shortly");
+    if (!out.id.empty()) {
+      // A request id names a request, not a job: the same request under it again attaches to its
+      // job (a client retrying after a lost answer or a daemon restart: one proof); another request
+      // under an id in use gets a job of its own, "<id>.2", "<id>.3", ... (Curio sends the chain
+      // partitions of one WindowPoSt deadline under one id, and each caller needs its own proof).
+      const std::string base = out.id;
+      if (auto it = find_request_locked(base, digest); it != book_.end()) {
+        Entry& e = it->second;
+        out.id = it->first;
+        if (by_prove) ++e.prove_waiters;
+        spdlog::info("{}: a repeated {} attaches to the job already accepted for this request", out.id,
+                     by_prove ? "Prove" : "SubmitProof");
+        out.attached = true;
+        return out;
       }
-      if (e.digest != digest) {
-        throw EngineError(EngineError::Code::kAlreadyExists,
-                          "request id '" + out.id +
-                              "' is taken by another request (a different proof is queued, running or waiting to be "
-                              "collected under it); use another id, or collect or cancel that job first");
+      for (unsigned n = 2; book_.contains(out.id); n++) out.id = base + "." + std::to_string(n);
+      if (out.id != base) {
+        spdlog::info("{}: another request under the id {}, which a job holds: a job of its own", out.id, base);
       }
-      // The same request again (a client retrying after a lost answer or a daemon restart): one proof.
-      if (by_prove) ++e.prove_waiters;
-      spdlog::info("{}: a repeated {} attaches to the job already accepted under this id", out.id,
-                   by_prove ? "Prove" : "SubmitProof");
-      out.attached = true;
-      return out;
     }
     out.ahead = count_active_locked();
     refuse_if_full(out.ahead);
@@ -395,6 +408,7 @@ grpc::Status ProvingService::SubmitProof(grpc::ServerContext*, const v1::SubmitP
     Accepted a = submit(*req, false);
     resp->set_job_id(a.id);
     resp->set_queue_position(uint32_t(std::min<size_t>(a.ahead, UINT32_MAX)));
+    resp->set_assigned_gpu(engine_.device_names());
     try {
       resp->set_state(to_proto(engine_.peek(a.id).state));
     } catch (const EngineError& e) {

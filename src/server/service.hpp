@@ -99,8 +99,9 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
     size_t ahead = 0;
   };
   // Submits under the drain lock and the max_queued_jobs limit, journaled first when there is a
-  // spool; or attaches to the job tracked under the same id when the request is the same
-  // (ALREADY_EXISTS when it is another). by_prove: a Prove call that will wait for the result.
+  // spool; or attaches to the job of the same request under the same request id. Another request
+  // under an id in use gets a job of its own, "<id>.2", "<id>.3", ... by_prove: a Prove call that
+  // will wait for the result.
   Accepted submit(const cuzk::v1::SubmitProofRequest& req, bool by_prove);
   // A job id whose Prove caller went away (its job cancelled, nobody to collect it) is free again
   // for a retry with the same id (Curio's ids are "porep-<miner>-<sector>"): waits a little for
@@ -172,7 +173,10 @@ class ProvingService final : public cuzk::v1::ProvingEngine::Service {
     std::optional<engine::JobResult> restored;  // ended before a restart: the engine does not know it
   };
   mutable std::mutex book_mutex_;
-  std::map<std::string, Entry> book_;  // accepted, not yet delivered
+  std::map<std::string, Entry> book_;  // accepted, not yet delivered, by job id
+  // The job of this request among the jobs of a request id (the id, then "<id>.<n>"), not one
+  // whose caller went away; book_.end() if none. Under book_mutex_.
+  std::map<std::string, Entry>::iterator find_request_locked(const std::string& base, const RequestDigest& digest);
 
   // The spool. Lock order: accept_mutex_, then journal_mutex_, then book_mutex_.
   Journal* journal_ = nullptr;

@@ -204,8 +204,9 @@ std::vector<Setting> make_settings() {
   t.push_back(text("daemon", "spool_dir", "--spool-dir", field(&DaemonConfig::spool_dir),
                    "Directory journaling accepted jobs (request, state, result) so that they survive a crash or "
                    "restart: unfinished ones are resumed at start, ended ones kept until collected or expired. "
-                   "auto: spool/ beside engine.param_cache_dir; none (or empty): no journal. A directory that "
-                   "cannot be written stops the daemon at start"));
+                   "auto: /var/lib/cuzk/spool for root, else $XDG_STATE_HOME/cuzk/spool (~/.local/state/cuzk/spool), "
+                   "or spool/ beside engine.param_cache_dir when that is set; none (or empty): no journal. A "
+                   "directory that cannot be written stops the daemon at start"));
   t.push_back(count("daemon", "max_rpc_threads", "--max-rpc-threads", field(&DaemonConfig::max_rpc_threads), 4, 65536,
                     "Concurrent gRPC calls served; waiting Prove/AwaitProof calls get at most this minus min(16, "
                     "half), so CancelProof and GetStatus always find a thread"));
@@ -279,7 +280,8 @@ std::vector<Setting> make_settings() {
                      "bound host memory (cuzk-bench pipeline --policy compares them)"));
   t.push_back(text("engine", "param_cache_dir", "--param-cache-dir", field(&EngineConfig::param_cache_dir),
                    "Directory of parameters of our own setup: synthetic circuits', and Filecoin circuits' TEST "
-                   "parameters (srs.allow_test_parameters)"));
+                   "parameters (srs.allow_test_parameters). auto: /var/cache/cuzk/params for root, else "
+                   "$XDG_CACHE_HOME/cuzk/params (~/.cache/cuzk/params)"));
   t.push_back(toggle("engine", "allow_synthetic_setup", "--synthetic-setup",
                      field(&EngineConfig::allow_synthetic_setup),
                      "Set up missing parameters of synthetic circuits (demo and benchmark jobs)"));

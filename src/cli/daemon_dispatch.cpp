@@ -22,7 +22,7 @@ bool is_daemon_option(std::string_view arg) {
 }  // namespace
 
 std::optional<int> run_daemon_if_asked(int argc, char** argv) {
-  const std::string_view name = std::filesystem::path(argv[0]).filename().native();
+  const std::string name = std::filesystem::path(argv[0]).filename().string();  // owns its bytes
   if (name == "cuzk-daemon") return daemon_main(argc, argv);
   if (argc < 2) {
     std::error_code ec;

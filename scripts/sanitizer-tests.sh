@@ -5,7 +5,8 @@
 # libraries and test programs below, -O1 with line tables, no benchmarks).
 # With clang installed, the ASan build is clang's (build-asan-fuzz/, -DCUZK_FUZZ=ON): it also
 # makes the libFuzzer binaries of tests/fuzz, and after the tests each target fuzzes for
-# CUZK_FUZZ_SECONDS (default 20; 0 leaves the fuzzing and clang out) through scripts/fuzz.sh.
+# CUZK_FUZZ_SECONDS (default 10, a smoke run inside CI's time budget; 0 leaves the fuzzing and clang
+# out) through scripts/fuzz.sh; the campaigns are docs/FUZZING.md's.
 # Usage: scripts/sanitizer-tests.sh [thread|address]...   (default: both)
 # Extra configure arguments can be given in CUZK_SANITIZER_CMAKE_ARGS.
 set -euo pipefail
@@ -24,7 +25,7 @@ fuzz_targets=(proof_decode g1_g2_decode size_parse address_parse toml_config par
 for f in "${fuzz_targets[@]}"; do
   parser_targets+=("fuzz_${f}_replay")
 done
-fuzz_seconds=${CUZK_FUZZ_SECONDS:-20}
+fuzz_seconds=${CUZK_FUZZ_SECONDS:-10}
 
 # Sanitizer reports fail the test that raised them; the daemon that daemon_test starts inherits
 # the settings.

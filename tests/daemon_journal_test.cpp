@@ -10,7 +10,9 @@
 #include <sstream>
 #include <sys/resource.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -266,6 +268,26 @@ TEST(DaemonJournalTest, TornAndCorruptEntriesAreReportedAndSkipped) {
   expect_proof(await_proof(d, fresh), fresh, 1);
 }
 
+// Two Prove calls started together from two threads; each call's status is checked.
+std::pair<v1::ProveResponse, v1::ProveResponse> prove_at_once(DaemonProcess& d, const v1::SubmitProofRequest& a,
+                                                              const v1::SubmitProofRequest& b) {
+  std::pair<v1::ProveResponse, v1::ProveResponse> out;
+  grpc::Status sa, sb;
+  std::thread ta([&] {
+    auto ctx = ctx_with_deadline();
+    sa = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(a), &out.first);
+  });
+  std::thread tb([&] {
+    auto ctx = ctx_with_deadline();
+    sb = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(b), &out.second);
+  });
+  ta.join();
+  tb.join();
+  EXPECT_TRUE(sa.ok()) << sa.error_message();
+  EXPECT_TRUE(sb.ok()) << sb.error_message();
+  return out;
+}
+
 // A request id names a request: the same request again attaches to its job (one proof computed);
 // another request under the same id gets a job of its own, "<id>.2", with its own proof (Curio
 // sends the chain partitions of one WindowPoSt deadline under one id); AwaitProof and CancelProof
@@ -292,38 +314,16 @@ TEST(DaemonJournalTest, ARepeatedRequestAttachesAndAnotherUnderItsIdGetsAJobOfIt
   // Two Prove calls of one request at once wait for one job and both get its proof (started
   // together, so that the job is still running when the second arrives).
   const v1::SubmitProofRequest same = synthetic_request(kGates, 8, "porep-1000-10");
-  v1::ProveResponse p1, p2;
-  grpc::Status s1, s2;
-  std::thread t1([&] {
-    auto ctx = ctx_with_deadline();
-    s1 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(same), &p1);
-  });
-  std::thread t2([&] {
-    auto ctx = ctx_with_deadline();
-    s2 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(same), &p2);
-  });
-  t1.join();
-  t2.join();
-  ASSERT_TRUE(s1.ok()) << s1.error_message();
-  ASSERT_TRUE(s2.ok()) << s2.error_message();
+  auto [p1, p2] = prove_at_once(d, same, same);
+  ASSERT_FALSE(testing::Test::HasFailure());
   expect_proof(p1.result(), "porep-1000-10", 8);
   EXPECT_EQ(p1.result().proof(), p2.result().proof());
   EXPECT_EQ(metric(d, "cuzk_proofs_completed_total"), 4);
   // Two different Prove calls under one id at once: each caller gets its own job's proof.
   const v1::SubmitProofRequest a = synthetic_request(4096, 2, "wdpost-1000-0"),
                                b = synthetic_request(4096, 3, "wdpost-1000-0");
-  std::thread ta([&] {
-    auto ctx = ctx_with_deadline();
-    s1 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(a), &p1);
-  });
-  std::thread tb([&] {
-    auto ctx = ctx_with_deadline();
-    s2 = d.stub()->Prove(ctx.get(), cuzk::test::prove_request(b), &p2);
-  });
-  ta.join();
-  tb.join();
-  ASSERT_TRUE(s1.ok()) << s1.error_message();
-  ASSERT_TRUE(s2.ok()) << s2.error_message();
+  std::tie(p1, p2) = prove_at_once(d, a, b);
+  ASSERT_FALSE(testing::Test::HasFailure());
   EXPECT_EQ(p1.result().proof().size(), 2 * 192u);
   EXPECT_EQ(p2.result().proof().size(), 3 * 192u);
   EXPECT_NE(p1.result().job_id(), p2.result().job_id());

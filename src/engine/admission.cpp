@@ -27,21 +27,33 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
   const uint64_t keep_free = urgent_room();
   auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
   switch (config.policy) {
-    case Policy::kBudget:
-      if (!budget.try_reserve(need, keep_free)) {
+    case Policy::kBudget: {
+      // A set that is not resident loads within the budget too: the first partition that needs
+      // it carries its bytes (they become the set's charge), the others wait for that one's
+      // admission and then need their own bytes only (submit checked that a partition and its
+      // set fit).
+      const std::string& set = p.job->param_id;
+      const auto load = params.claim_load(set, give_up, [&] { p.set_where(Stage::kWaitingBudget, worker); });
+      if (!load) return false;
+      const uint64_t bytes = need + *load;
+      if (!budget.try_reserve(bytes, keep_free)) {
         p.set_where(Stage::kWaitingBudget, worker);
         // Idle parameter sets go before work waits, and again whenever the budget changes
         // while this partition is at the head of the line; but not its own set, which it would
-        // load again at once beyond the budget (submit checked that a partition and its set fit).
-        // The backends' idle copies go too, when that lets the partition in (their unlock
-        // waits for the device, and the next partitions would make them again).
+        // load again at once. The backends' idle copies go too, when that lets the partition in
+        // (their unlock waits for the device, and the next partitions would make them again).
         auto on_pressure = [&] {
-          params.evict_idle_for(need + keep_free, p.job->param_id);
-          trim_backends_if_that_fits(need + keep_free);
+          params.evict_idle_for(bytes + keep_free, set);
+          trim_backends_if_that_fits(bytes + keep_free);
         };
-        if (!budget.reserve(need, give_up, on_pressure, keep_free)) return false;
+        if (!budget.reserve(bytes, give_up, on_pressure, keep_free)) {
+          if (*load) params.unclaim(set);
+          return false;
+        }
       }
+      if (*load) params.load_paid(set, *load);
       break;
+    }
     case Policy::kSemaphoreReleaseAfterSynth:
     case Policy::kSemaphoreHoldUntilDelivered:
       p.set_where(Stage::kWaitingPermit, worker);
@@ -57,13 +69,45 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
   return true;
 }
 
-void Engine::Impl::charge_idle_host_memory() {
-  std::lock_guard lock(idle_charge_mutex);
-  uint64_t idle = 0;
-  for (auto& d : devices) idle += d->backend->idle_host_bytes();
-  if (idle > idle_charged) budget.force_reserve(idle - idle_charged);
-  if (idle < idle_charged) budget.release(idle_charged - idle);
-  idle_charged = idle;
+void Engine::Impl::charge_idle_host_memory(uint64_t* from, uint64_t* to, uint64_t to_most) {
+  for (int attempt = 0;; attempt++) {
+    {
+      std::lock_guard lock(idle_charge_mutex);
+      uint64_t idle = 0;
+      for (auto& d : devices) idle += d->backend->idle_host_bytes();
+      if (idle <= idle_charged) {
+        uint64_t gone = idle_charged - idle;
+        idle_charged = idle;
+        if (to) {  // taken by this partition's preparation: its bytes now
+          const uint64_t taken = std::min(gone, to_most);
+          *to += taken;
+          gone -= taken;
+        }
+        if (gone) budget.release(gone);
+        return;
+      }
+      uint64_t grown = idle - idle_charged;
+      if (from) {  // memory this reservation paid for went idle: the charge moves with it
+        const uint64_t moved = std::min(grown, *from);
+        *from -= moved;
+        idle_charged += moved;
+        grown -= moved;
+      }
+      if (grown == 0 || budget.try_charge(grown, urgent_room())) {
+        idle_charged += grown;
+        return;
+      }
+      if (attempt > 1) {  // a backend that cannot trim: the truth is charged
+        budget.force_reserve(grown);
+        idle_charged += grown;
+        spdlog::warn("the backends keep {:.1f} MiB beyond the host-memory budget", double(grown) / (1 << 20));
+        return;
+      }
+    }
+    // Beyond the budget: what the backends keep for later partitions goes instead (its unlock
+    // may wait for the device; the next partitions make it again).
+    for (auto& d : devices) d->backend->trim_host_memory();
+  }
 }
 
 void Engine::Impl::trim_backends() {
@@ -94,12 +138,15 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
     try {
       p->assignment.reset();  // the large free, here on the deallocation thread
       p->params.reset();
-      charge_idle_host_memory();  // a dropped partition's compact copies went back to its backend
-      if (const uint64_t r = p->reserved.exchange(0)) budget.release(r);
+      // The tracker lets go of the buffers before the budget does: what it counts stays within it.
       if (p->in_tracker) {
         tracker.leave(Stage::kDeallocPending, p->tracked, (completed ? "freed " : "dropped ") + p->label, completed);
         p->in_tracker = false;
       }
+      // A dropped partition's compact copies went back to its backend: paid from its reservation.
+      uint64_t r = p->reserved.exchange(0);
+      charge_idle_host_memory(&r);
+      if (r) budget.release(r);
     } catch (const std::exception& e) {
       spdlog::error("partition {}: releasing its buffers failed: {}", p->label, e.what());
     }
@@ -122,8 +169,8 @@ void Engine::Impl::partition_ended(Partition& p) {
   // idle engine holds nothing but resident parameters.
   if (last_job) trim_backends();
   if (job.input_bytes) {
-    budget.release(job.input_bytes);
     tracker.input_leave(int64_t(job.input_bytes), "input " + job.id);
+    budget.release(job.input_bytes);
   }
   std::lock_guard lock(mutex);
   job.timings.total = seconds_between(job.submitted, Clock::now());

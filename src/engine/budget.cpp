@@ -63,6 +63,15 @@ bool MemoryBudget::try_reserve(uint64_t bytes, uint64_t keep_free) {
   return true;
 }
 
+bool MemoryBudget::try_charge(uint64_t bytes, uint64_t keep_free) {
+  std::unique_lock lock(mutex_);
+  if (used_ + bytes + keep_free > total_) return false;
+  used_ += bytes;
+  peak_ = std::max(peak_, used_);
+  changed(lock);
+  return true;
+}
+
 void MemoryBudget::force_reserve(uint64_t bytes) {
   std::unique_lock lock(mutex_);
   used_ += bytes;

@@ -1,6 +1,10 @@
 // The host-memory budget: partitions reserve their estimated bytes before synthesis and give
 // them back as their buffers are freed. Waiters are served first come, first served, so a
 // large partition at the head of the queue is not starved by smaller ones behind it.
+// Under the budget policy used() <= total() at every change, except for what force_reserve
+// charges: urgent partitions (UrgentAdmission::kBeside, by design: used() <= total() plus the
+// bytes urgent partitions hold, and the sets they load), the jobs' parsed inputs (in memory
+// before the job is accepted) and a set or an assignment larger than its estimate.
 #pragma once
 
 #include <condition_variable>
@@ -32,8 +36,12 @@ class MemoryBudget {
                uint64_t keep_free = 0);
   // Reserves without waiting when the bytes (and keep_free more) fit now and nobody waits.
   bool try_reserve(uint64_t bytes, uint64_t keep_free = 0);
-  // Reserves even beyond the total (parameters being loaded, unbounded policies); the excess
-  // shows in used() and makes waiters wait longer.
+  // Charges bytes already in memory (what a backend keeps between partitions, a preparation)
+  // when they (and keep_free more) fit now, whether or not others wait: nothing new is allocated,
+  // the caller frees them when they do not fit.
+  bool try_charge(uint64_t bytes, uint64_t keep_free = 0);
+  // Reserves even beyond the total (urgent work, inputs, the comparison policies, estimates that
+  // were short: see above); the excess shows in used() and makes waiters wait longer.
   void force_reserve(uint64_t bytes);
   void release(uint64_t bytes);
   // Wakes every waiter to re-check give_up (after a cancellation or at shutdown).

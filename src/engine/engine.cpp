@@ -359,24 +359,51 @@ void Engine::preload_params(const std::string& param_id) {
     throw EngineError(EngineError::Code::kInvalidArgument, "invalid parameter id '" + param_id + "'");
   }
   Impl& m = *impl_;
+  const uint64_t room = m.urgent_room();
   if (!m.params.resident(param_id)) {
     // A synthetic id must describe a circuit submit() would accept, and no set may be loaded
     // (or set up) that the budget cannot hold: a preload is not a way around the budget.
     if (const auto c = ParameterManager::parse_synthetic_id(param_id)) check_synthetic_circuit(*c);
     const auto need = m.params.expected_bytes(param_id);
-    if (need && uint64_t(*need) + uint64_t(m.params.resident_bytes()) > m.budget.total()) {
-      m.params.evict_idle_for(uint64_t(*need));
-      if (uint64_t(*need) + uint64_t(m.params.resident_bytes()) > m.budget.total()) {
-        throw EngineError(EngineError::Code::kFailedPrecondition,
-                          "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
-                              mib(m.budget.total() - std::min(m.budget.total(), uint64_t(m.params.resident_bytes()))) +
-                              " of the host-memory budget left beside the resident sets in use");
+    if (need && uint64_t(*need) + uint64_t(m.params.resident_bytes()) + room > m.budget.total()) {
+      m.params.evict_idle_for(uint64_t(*need) + room);
+      if (uint64_t(*need) + uint64_t(m.params.resident_bytes()) + room > m.budget.total()) {
+        throw EngineError(
+            EngineError::Code::kFailedPrecondition,
+            "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
+                mib(m.budget.total() - std::min(m.budget.total(), uint64_t(m.params.resident_bytes()) + room)) +
+                " of the host-memory budget left beside the resident sets in use" +
+                (room ? " and the room kept for urgent work" : ""));
       }
     }
   }
   std::shared_ptr<const ParamSet> set;
   try {
-    set = m.params.acquire(param_id);
+    // Under the budget policy the set's bytes wait for room in the budget's line, as a partition's
+    // do (a partition that needs the set may be paying for it already: then nothing more).
+    const bool within_budget = m.config.policy == Policy::kBudget;
+    auto give_up = [&m] { return m.stopping.load(); };
+    const EngineError stopping(EngineError::Code::kUnavailable, "the engine is shutting down");
+    while (!set) {
+      if (within_budget) {
+        const auto load = m.params.claim_load(param_id, give_up);
+        if (!load) throw stopping;
+        if (*load) {
+          auto on_pressure = [&] {
+            m.params.evict_idle_for(*load + room, param_id);
+            m.trim_backends_if_that_fits(*load + room);
+          };
+          if (!m.budget.reserve(*load, give_up, on_pressure, room)) {
+            m.params.unclaim(param_id);
+            throw stopping;
+          }
+          m.params.load_paid(param_id, *load);
+        }
+      }
+      set = m.params.acquire(param_id, within_budget);  // nullptr: evicted meanwhile, again
+    }
+  } catch (const EngineError&) {
+    throw;
   } catch (const std::exception& e) {
     const bool missing = std::string_view(e.what()).find("no parameter file") != std::string_view::npos;
     throw EngineError(missing ? EngineError::Code::kNotFound : EngineError::Code::kFailedPrecondition, e.what());
@@ -434,6 +461,7 @@ void Engine::shutdown(bool cancel_in_flight) {
   m.finalize_queue.close();
   m.budget.wake_all();
   m.permits.wake_all();
+  m.params.wake_waiters();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
   m.dealloc->drain();
@@ -456,6 +484,7 @@ bool Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) 
   for (auto& p : finalize_queue.remove_if(mine)) retire(p, false);
   budget.wake_all();
   permits.wake_all();
+  params.wake_waiters();
   return true;
 }
 

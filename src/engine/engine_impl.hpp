@@ -113,6 +113,10 @@ struct Engine::Impl {
   // high-priority task arena, so the shared threads turn to it first).
   void run_synthesis_worker(PartitionQueue& queue, const std::string& name, bool urgent);
   void synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name);
+  // After synthesis: the partition's reservation becomes what its assignment holds (the scratch
+  // share goes back; bytes beyond the estimate are charged within the budget, or the backend's
+  // preparation is dropped) and it moves to synth_done_waiting_gpu.
+  void settle_synthesized(Partition& p);
   void run_gpu_worker(Device& device, unsigned index);
   void prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& name);
   void run_finalizer_worker(unsigned index);
@@ -132,8 +136,14 @@ struct Engine::Impl {
   bool stop_job(Job& job, const std::string& error, bool cancelled);
   void partition_ended(Partition& p);
   // Keeps the budget charged with what the backends hold between assignments
-  // (ProverBackend::idle_host_bytes); called where that changes. trim_backends frees it.
-  void charge_idle_host_memory();
+  // (ProverBackend::idle_host_bytes); called where that changes. Only within the budget: idle
+  // memory that grew is paid first from `from` (a reservation being given back whose memory
+  // went idle: a partition's a/b/c with their compact copies; what is left stays in *from for
+  // the caller to release), then from the budget's free room, and beyond it the backends trim
+  // it. Idle memory that shrank because a preparation took it moves to `to` (that partition's
+  // reservation), up to `to_most` (what the preparation holds), the rest back to the budget.
+  // trim_backends frees it all.
+  void charge_idle_host_memory(uint64_t* from = nullptr, uint64_t* to = nullptr, uint64_t to_most = 0);
   void trim_backends();
   // What ordinary work leaves free in the budget for urgent work.
   uint64_t urgent_room() const;

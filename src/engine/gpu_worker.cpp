@@ -50,11 +50,13 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
                    label = raw->label]() mutable {
       r1cs::free_gradually(std::move(*abc));  // the preparation (page-locks), then the memory
       abc.reset();
-      // The compact copies the backend keeps for the next partitions are charged before the
-      // share that counted them goes (counted twice for a moment, never missed).
-      charge_idle_host_memory();
-      budget.release(share);
       tracker.leave_bytes(Stage::kDeallocPending, abc_only, "a/b/c freed " + label);
+      // The compact copies the backend keeps for the next partitions were part of the share:
+      // their charge moves to the idle memory (never missed, never counted twice), the rest
+      // goes back.
+      uint64_t rest = share;
+      charge_idle_host_memory(&rest);
+      if (rest) budget.release(rest);
     });
   });
   const auto t0 = Clock::now();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
+#include <utility>
 
 #include "circuits/synthetic.hpp"
 #include "groth16/param_file.hpp"
@@ -78,6 +79,10 @@ std::optional<int64_t> ParameterManager::expected_bytes(const std::string& id) c
     auto it = entries_.find(id);
     if (it != entries_.end() && it->second.set) return it->second.set->host_bytes;
   }
+  return unloaded_bytes(id);
+}
+
+std::optional<int64_t> ParameterManager::unloaded_bytes(const std::string& id) const {
   for (const auto& s : sources_) {
     if (s.serves && s.serves(id)) return s.expected_bytes ? s.expected_bytes(id) : std::nullopt;
   }
@@ -94,25 +99,101 @@ std::optional<int64_t> ParameterManager::expected_bytes(const std::string& id) c
   return std::nullopt;
 }
 
-std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id) {
+std::optional<uint64_t> ParameterManager::claim_load(const std::string& id, const std::function<bool()>& give_up,
+                                                     const std::function<void()>& on_wait) {
+  const uint64_t expected = uint64_t(std::max<int64_t>(0, unloaded_bytes(id).value_or(0)));
+  std::unique_lock lock(mutex_);
+  bool waited = false;
+  for (;;) {
+    if (give_up && give_up()) return std::nullopt;
+    auto it = entries_.find(id);
+    if (it != entries_.end()) {
+      const Entry& e = it->second;
+      if (e.set || e.loading || e.paid) return 0;
+      if (e.claimed) {  // its payer waits for the budget: this partition then needs its own bytes only
+        if (!waited && on_wait) {
+          waited = true;
+          lock.unlock();
+          on_wait();
+          lock.lock();
+          continue;
+        }
+        cv_.wait(lock);
+        continue;
+      }
+    }
+    // Unknown before loading (an embedder's set): charged once loaded, as acquire says.
+    if (expected == 0) return 0;
+    entries_[id].claimed = true;
+    return expected;
+  }
+}
+
+void ParameterManager::load_paid(const std::string& id, uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  Entry& e = entries_[id];
+  e.claimed = false;
+  e.paid += bytes;
+  cv_.notify_all();
+}
+
+void ParameterManager::unclaim(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(id);
+  if (it != entries_.end()) {
+    it->second.claimed = false;
+    erase_if_unused(it);
+  }
+  cv_.notify_all();  // another partition may pay now
+}
+
+void ParameterManager::wake_waiters() {
+  std::lock_guard lock(mutex_);
+  cv_.notify_all();
+}
+
+void ParameterManager::erase_if_unused(std::map<std::string, Entry>::iterator it) {
+  const Entry& e = it->second;
+  if (!e.set && !e.loading && !e.claimed && e.paid == 0) entries_.erase(it);
+}
+
+std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id, bool within_budget) {
   std::unique_lock lock(mutex_);
   for (;;) {
     auto& e = entries_[id];
     if (e.set && e.suspect && e.set.use_count() == 1) {
-      // Nobody holds the suspect set any more: drop it and load it again from its file.
+      // Nobody holds the suspect set any more: drop it and load it again from its file (its
+      // charge stays, as the reload's).
       recheck_.insert(id);
-      auto set = take_locked(entries_.find(id));
+      auto set = take_locked(entries_.find(id), /*keep_charge=*/true);
       lock.unlock();
-      finish_drop(set);
+      finish_drop(set, /*keep_charge=*/true);
       lock.lock();
       continue;
     }
     if (e.set) {
       e.last_used = std::chrono::steady_clock::now();
-      return e.set;
+      auto set = e.set;
+      // Paid for by a reservation that arrived while another load made it: not needed.
+      const uint64_t surplus = std::exchange(e.paid, 0);
+      lock.unlock();
+      if (surplus) budget_.release(surplus);
+      return set;
     }
     if (!e.loading) break;
     cv_.wait(lock);
+  }
+  uint64_t paid = std::exchange(entries_[id].paid, 0);
+  if (!paid) {
+    // Nobody's admission carried it: its bytes are reserved before it loads.
+    if (const auto expected = unloaded_bytes(id); expected && *expected > 0) {
+      if (within_budget && !budget_.try_reserve(uint64_t(*expected))) {
+        erase_if_unused(entries_.find(id));
+        return nullptr;
+      }
+      if (!within_budget) budget_.force_reserve(uint64_t(*expected));
+      paid = uint64_t(*expected);
+    }
   }
   entries_[id].loading = true;
   const bool recheck = recheck_.count(id) > 0;
@@ -126,17 +207,28 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id)
   }
   lock.lock();
   if (set) recheck_.erase(id);
-  auto& e = entries_[id];
+  auto it = entries_.find(id);  // kept while loading
+  Entry& e = it->second;
   e.loading = false;
   cv_.notify_all();
   if (!set) {
-    entries_.erase(id);
+    erase_if_unused(it);
+    lock.unlock();
+    if (paid) budget_.release(paid);
     throw std::runtime_error("parameters '" + id + "': " + error);
   }
   e.set = set;
   e.last_used = std::chrono::steady_clock::now();
   resident_bytes_ += set->host_bytes;
-  budget_.force_reserve(uint64_t(set->host_bytes));
+  // What was paid becomes the set's charge, made exact.
+  const uint64_t host = uint64_t(set->host_bytes);
+  if (host < paid) {
+    budget_.release(paid - host);
+  } else if (host > paid && !budget_.try_charge(host - paid)) {
+    budget_.force_reserve(host - paid);
+    spdlog::warn("parameters {}: {:.1f} MiB, {:.1f} MiB more than expected, beyond the host-memory budget", id,
+                 double(host) / (1 << 20), double(host - paid) / (1 << 20));
+  }
   if (on_resident_change_) on_resident_change_(resident_bytes_);
   return set;
 }
@@ -205,18 +297,22 @@ std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id, bo
   return set;
 }
 
-std::shared_ptr<const ParamSet> ParameterManager::take_locked(std::map<std::string, Entry>::iterator it) {
+std::shared_ptr<const ParamSet> ParameterManager::take_locked(std::map<std::string, Entry>::iterator it,
+                                                              bool keep_charge) {
   auto set = std::move(it->second.set);
   resident_bytes_ -= set->host_bytes;
-  entries_.erase(it);
+  it->second.suspect = false;  // the next set is loaded afresh
+  if (keep_charge) it->second.paid += uint64_t(set->host_bytes);
+  erase_if_unused(it);
   return set;
 }
 
 // Outside the lock: the backends may wait for a proof in flight to drop their device copies.
-void ParameterManager::finish_drop(const std::shared_ptr<const ParamSet>& set) {
+void ParameterManager::finish_drop(const std::shared_ptr<const ParamSet>& set, bool keep_charge) {
   if (on_evict_) on_evict_(*set);
-  budget_.release(uint64_t(set->host_bytes));
+  // The tracker lets go of the bytes before the budget does: what it counts stays within it.
   if (on_resident_change_) on_resident_change_(resident_bytes());
+  if (!keep_charge) budget_.release(uint64_t(set->host_bytes));
   spdlog::info("parameters {}: evicted ({:.1f} MiB)", set->id, double(set->host_bytes) / (1 << 20));
 }
 

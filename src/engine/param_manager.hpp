@@ -50,8 +50,27 @@ class ParameterManager {
                    MakeParameters make_parameters = {}, std::vector<ParameterSource> sources = {});
 
   // The resident set, loading it first when needed (one load per id at a time; others wait).
-  // Throws std::runtime_error naming the file and the problem.
-  std::shared_ptr<const ParamSet> acquire(const std::string& id);
+  // A load is charged what load_paid recorded for the set; when nothing was (the set was evicted
+  // after its partition's admission, an urgent partition, a comparison policy), its expected
+  // bytes are reserved before it loads: with within_budget only if they fit now, else nullptr
+  // (nothing loaded: the caller is admitted again, carrying the set), otherwise even beyond the
+  // total. Throws std::runtime_error naming the file and the problem.
+  std::shared_ptr<const ParamSet> acquire(const std::string& id, bool within_budget = false);
+  // Admission under the budget policy, so that a set's load never takes the budget beyond its
+  // total: the bytes a partition's reservation must carry for its set besides its own. 0 when
+  // the set is resident (a suspect one's charge pays its reload) or its load is paid for or
+  // unknown in size; else the set's expected bytes, and the caller becomes its payer: it
+  // reserves them with its own and calls load_paid, or unclaim when it gives up. While another
+  // payer waits for the budget it waits too (one reservation carries a set), calling on_wait
+  // first; nullopt when give_up() (checked at every change and at wake_waiters()).
+  std::optional<uint64_t> claim_load(const std::string& id, const std::function<bool()>& give_up,
+                                     const std::function<void()>& on_wait = {});
+  // The payer's reservation holds `bytes` for the set: the next acquire loads it on them (they
+  // become the set's charge), or gives them back if the set is resident by then.
+  void load_paid(const std::string& id, uint64_t bytes);
+  void unclaim(const std::string& id);
+  // Wakes claim_load's waiters to check give_up (a cancellation, the shutdown).
+  void wake_waiters();
   // Evicts an idle set; false when not resident; throws std::logic_error when in use.
   bool evict(const std::string& id);
   // Evicts idle sets, least recently used first, until `bytes` more would fit the budget or
@@ -83,14 +102,20 @@ class ParameterManager {
   struct Entry {
     std::shared_ptr<const ParamSet> set;
     bool loading = false;
+    bool claimed = false;  // a payer waits for the budget (claim_load)
+    uint64_t paid = 0;     // budget bytes reserved for the set's next load, not yet its charge
     bool suspect = false;  // a proof made with it failed verification: reload before its next use
     std::string error;     // of the last failed load
     std::chrono::steady_clock::time_point last_used;
   };
   std::string path_of(const std::string& id) const;
   std::shared_ptr<const ParamSet> load(const std::string& id, bool recheck);
-  std::shared_ptr<const ParamSet> take_locked(std::map<std::string, Entry>::iterator it);
-  void finish_drop(const std::shared_ptr<const ParamSet>& set);
+  // expected_bytes of a set that is not resident (its source, its file or its synthetic shape).
+  std::optional<int64_t> unloaded_bytes(const std::string& id) const;
+  // keep_charge: the set's budget bytes stay, as the payment of its reload (a suspect set).
+  std::shared_ptr<const ParamSet> take_locked(std::map<std::string, Entry>::iterator it, bool keep_charge = false);
+  void finish_drop(const std::shared_ptr<const ParamSet>& set, bool keep_charge = false);
+  void erase_if_unused(std::map<std::string, Entry>::iterator it);
 
   std::string dir_;
   bool allow_synthetic_setup_;

@@ -23,6 +23,56 @@ BufferBytes bytes_of(const r1cs::ProvingAssignment& pa) {
 
 }  // namespace
 
+void Engine::Impl::settle_synthesized(Partition& p) {
+  Job& job = *p.job;
+  // The circuit's scratch is gone; from here the partition holds what its assignment does,
+  // with the backend's compact a/b/c copies (at most ~49 bytes a constraint: within the
+  // synthetic circuit's ~185 bytes of scratch, beyond a PoRep partition's 64 MiB).
+  const uint64_t scratch = job.shape.scratch();
+  auto keep_for = [&](const BufferBytes& actual, uint64_t held) {
+    uint64_t total = 0;
+    for (int64_t b : actual) total += uint64_t(b);
+    return std::max(total, held - std::min(held, scratch));
+  };
+  BufferBytes actual = bytes_of(*p.assignment);
+  // Copies the preparation took from the backends' idle ones were charged there: they are this
+  // partition's now.
+  uint64_t held = p.reserved;
+  charge_idle_host_memory(nullptr, &held, p.assignment->bytes().abc_prepared);
+  uint64_t keep = keep_for(actual, held);
+  if (keep > held && !job.urgent) {
+    // Bytes beyond the estimate (the preparation's copies beyond what synthesis held) are
+    // charged within the budget, after what the backends keep idle goes if need be.
+    bool fits = budget.try_charge(keep - held, urgent_room());
+    if (!fits) {
+      trim_backends();
+      fits = budget.try_charge(keep - held, urgent_room());
+    }
+    if (fits) {
+      held = keep;
+    } else {
+      // The preparation is best effort: the partition goes without it (its copies go back to
+      // the backend, whose idle memory is charged only within the budget).
+      p.assignment->set_abc_preparation(nullptr);
+      actual = bytes_of(*p.assignment);
+      keep = keep_for(actual, held);
+      uint64_t spare = held - std::min(held, keep);
+      held -= spare;
+      charge_idle_host_memory(&spare);
+      held += spare;
+      spdlog::info("partition {}: proved without the backend's preparation of a/b/c (beyond the budget)", p.label);
+    }
+  }
+  if (keep > held) {  // urgent (beside the budget), or the estimate was short: the truth is charged
+    budget.force_reserve(keep - held);
+    held = keep;
+  }
+  p.reserved = keep;
+  // The tracker counts the assignment before the budget lets go of the rest.
+  move_stage(p, Stage::kSynthDoneWaitingGpu, actual);
+  if (held > keep) budget.release(held - keep);
+}
+
 void Engine::Impl::run_synthesis_worker(PartitionQueue& queue, const std::string& name, bool urgent) {
   name_this_thread(name);
   // Urgent synthesis' inner parallel loops go to an arena the shared threads serve first.
@@ -49,7 +99,14 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   observe_stage(Stage::kQueued, name, *p, p->queued_at, admitted);
   // Parameters: loaded once per set and shared while partitions hold them (the first pays).
   p->set_where(Stage::kLoadingParameters, name);
-  p->params = params.acquire(job.param_id);
+  const bool within_budget = config.policy == Policy::kBudget && !job.urgent;
+  while (!(p->params = params.acquire(job.param_id, within_budget))) {
+    // The set was evicted while this partition waited for the budget (so it carried none of the
+    // set's bytes), and they do not fit beside it now: admitted again, carrying them.
+    budget.release(p->reserved.exchange(0));
+    if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
+    p->set_where(Stage::kLoadingParameters, name);
+  }
   if (job.urgent) params.keep_under_pressure(job.param_id);
   const auto loaded = Clock::now();
   observe_stage(Stage::kLoadingParameters, name, *p, admitted, loaded);
@@ -67,22 +124,7 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   // every device.
   devices.front()->backend->prepare_assignment(*p->assignment);
   const auto done = Clock::now();
-  // The circuit's scratch is gone; from here the partition holds what its assignment does,
-  // with the backend's compact a/b/c copies (at most ~49 bytes a constraint, against ~185 of the
-  // synthetic circuit's scratch: they fit in what synthesis held).
-  const BufferBytes actual = bytes_of(*p->assignment);
-  uint64_t actual_total = 0;
-  for (int64_t b : actual) actual_total += uint64_t(b);
-  const uint64_t held = p->reserved;
-  const uint64_t keep = std::max(actual_total, held - std::min(held, job.shape.scratch()));
-  if (keep > held) {  // the estimate was short: account for the truth
-    budget.force_reserve(keep - held);
-  } else if (keep < held) {
-    budget.release(held - keep);
-  }
-  p->reserved = keep;
-  charge_idle_host_memory();  // the preparation may have taken the backend's idle copies
-  move_stage(*p, Stage::kSynthDoneWaitingGpu, actual);
+  settle_synthesized(*p);
   observe_stage(Stage::kSynthRunning, name, *p, loaded, done);
 
   p->set_where(Stage::kSynthDoneWaitingGpu);

@@ -10,12 +10,14 @@
 //   accumulate.cuh    bucket sums over slices of the sorted pairs, then levels of partials
 //   reduce.cuh        the window reduction (reduction_plan.hpp) and the host's Horner step
 //   precompute.cuh    precomputed copies of the bases
+//   chunks.cuh        MSMs cut into chunks to fit a workspace limit; bases streamed from the host
 // (The window widths' cost models: window.cpp.)
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -27,6 +29,7 @@
 #include "ec/curves.hpp"
 #include "msm/cuda/accumulate.cuh"
 #include "msm/cuda/bucket_curve.cuh"
+#include "msm/cuda/chunks.cuh"
 #include "msm/cuda/density.cuh"
 #include "msm/cuda/launch.cuh"
 #include "msm/cuda/msm.hpp"
@@ -71,41 +74,32 @@ size_t checked_terms(const Bases<Curve>& bases, size_t offset, size_t count, con
   return terms_with_base;
 }
 
-// The scalars in device memory on ws's stream: host scalars uploaded into the workspace, or
-// device scalars once the legacy default stream's work is done (the MSM stream does not
-// synchronise with it, and a plain cudaMemcpy from pageable memory may still be copying when it
-// returns).
-const Fr* scalars_on_device(Workspace& ws, const Fr* host_scalars, const Fr* device_scalars, size_t count) {
-  if (device_scalars) {
-    check(cudaEventRecord(ws.legacy_done, cudaStreamLegacy), "cudaEventRecord");
-    check(cudaStreamWaitEvent(ws.stream, ws.legacy_done, 0), "cudaStreamWaitEvent");
-  }
+// Orders device scalars written on the legacy default stream before ws's stream (the MSM stream
+// does not synchronise with it, and a plain cudaMemcpy from pageable memory may still be copying
+// when it returns).
+void wait_for_legacy_stream(Workspace& ws) {
+  check(cudaEventRecord(ws.legacy_done, cudaStreamLegacy), "cudaEventRecord");
+  check(cudaStreamWaitEvent(ws.stream, ws.legacy_done, 0), "cudaStreamWaitEvent");
+}
+
+// One MSM (or one chunk of one) on the bases' device over `points` (the bases' device array at
+// the chunk's first base, or a slot of streamed bases): the scalars (and the density mask) go
+// up, the window is chosen, the (bucket, point) pairs are emitted and sorted, the buckets summed
+// and the windows reduced on the device, and the host combines the windows' sums.
+template <class Curve>
+ec::JacobianPoint<Curve> run_one(Workspace& ws, const Bases<Curve>& bases, const ec::AffinePoint<Curve>* points,
+                                 size_t count, const Fr* host_scalars, const Fr* device_scalars,
+                                 const DensityView* density, size_t terms_with_base, const MsmOptions& options,
+                                 MsmStats* stats) {
+  using B = BucketCurve<Curve>;  // device bucket sums (lazy for G1: canonical() on the host)
+  Phases phases(ws.stream);
+  phases.mark("start");
+  const Fr* scalars = device_scalars;
   if (host_scalars) {
     Fr* d = ws.scalars.get<Fr>(count);
     check(cudaMemcpyAsync(d, host_scalars, count * sizeof(Fr), cudaMemcpyHostToDevice, ws.stream), "scalar upload");
-    return d;
+    scalars = d;
   }
-  return device_scalars;
-}
-
-// One MSM on the bases' device: the scalars (and the density mask) go up, the window is chosen,
-// the (bucket, point) pairs are emitted and sorted, the buckets summed and the windows reduced on
-// the device, and the host combines the windows' sums.
-template <class Curve>
-ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
-                             const Fr* device_scalars, const DensityView* density, const MsmOptions& options,
-                             MsmStats* stats) {
-  using B = BucketCurve<Curve>;  // device bucket sums (lazy for G1: canonical() on the host)
-  const size_t terms_with_base = checked_terms(bases, offset, count, density, options);
-  if (stats) *stats = {terms_with_base, 0, 0, 0, 0};
-  if (count == 0 || terms_with_base == 0) return ec::JacobianPoint<Curve>::infinity();
-
-  DeviceScope scope(bases.device());
-  Workspace& ws = workspace(bases.device());
-  std::lock_guard lock(ws.mutex);
-  Phases phases(ws.stream);
-  phases.mark("start");
-  const Fr* scalars = scalars_on_device(ws, host_scalars, device_scalars, count);
   const DeviceDensity dd = density_on_device(ws, density, count);
   phases.mark("upload");
 
@@ -120,8 +114,7 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   if (pairs.count) {
     const SortedPairs sorted = sort_pairs(ws, pairs, w.ones_key);
     phases.mark("sort");
-    accumulate_buckets<B>(ws, phases, sorted.keys, AffineTerms<Curve>{bases.device_data() + offset, sorted.vals},
-                          pairs.count, buckets);
+    accumulate_buckets<B>(ws, phases, sorted.keys, AffineTerms<Curve>{points, sorted.vals}, pairs.count, buckets);
   }
   phases.mark("partials");
   const WindowSums<B> sums = reduce_windows<B>(ws, phases, buckets, w.sets, w.buckets, w.ones_key);
@@ -129,6 +122,49 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   check(cudaStreamSynchronize(ws.stream), "MSM");
   phases.print(count, w.c);
   return combine_windows<Curve>(sums, w.sets, w.c);
+}
+
+// An MSM: whole, or in chunks when the workspace's limit or bases in host memory ask for them
+// (chunks.cuh); the chunks' sums and statistics are added.
+template <class Curve>
+ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t count, const Fr* host_scalars,
+                             const Fr* device_scalars, const DensityView* density, const MsmOptions& options,
+                             MsmStats* stats) {
+  const size_t terms_with_base = checked_terms(bases, offset, count, density, options);
+  if (stats) *stats = {terms_with_base, 0, 0, 0, 0};
+  if (count == 0 || terms_with_base == 0) return ec::JacobianPoint<Curve>::infinity();
+
+  DeviceScope scope(bases.device());
+  Workspace& ws = workspace(bases.device());
+  std::lock_guard lock(ws.mutex);
+  if (device_scalars) wait_for_legacy_stream(ws);
+  const size_t chunk = choose_chunk(ws, bases, options, count, host_scalars != nullptr, density != nullptr);
+  if (chunk >= count && !bases.streamed()) {
+    return run_one(ws, bases, bases.device_data() + offset, count, host_scalars, device_scalars, density,
+                   terms_with_base, options, stats);
+  }
+  const std::vector<Chunk> chunks = cut_chunks(offset, count, density, chunk);
+  const MsmOptions chunk_opts = chunk_options(bases, options, chunk, count);
+  std::optional<StreamedBases<Curve>> streamed;
+  if (bases.streamed()) streamed.emplace(ws, bases, chunks);
+  ec::JacobianPoint<Curve> sum = ec::JacobianPoint<Curve>::infinity();
+  for (size_t i = 0; i < chunks.size(); i++) {
+    const Chunk& c = chunks[i];
+    DensityView part;
+    if (density) part = {density->words.subspan(c.first / 64, (c.count + 63) / 64), c.count};
+    const ec::AffinePoint<Curve>* points = streamed ? streamed->bases_of(i) : bases.device_data() + c.base;
+    MsmStats s;
+    sum += run_one(ws, bases, points, c.count, host_scalars ? host_scalars + c.first : nullptr,
+                   device_scalars ? device_scalars + c.first : nullptr, density ? &part : nullptr, c.terms, chunk_opts,
+                   &s);
+    if (stats) {
+      stats->zeros += s.zeros;
+      stats->ones += s.ones;
+      stats->bucketed += s.bucketed;
+      stats->window_bits = std::max(stats->window_bits, s.window_bits);
+    }
+  }
+  return sum;
 }
 
 // Throws std::runtime_error naming the device (and why there is none) unless it exists.
@@ -148,9 +184,7 @@ size_t workspace_bytes(int device) {
   Workspace* ws = existing_workspace(device);
   if (!ws) return 0;
   std::lock_guard lock(ws->mutex);
-  size_t total = 0;
-  ws->for_each_buffer([&](Buffer& b) { total += b.bytes(); });
-  return total;
+  return ws->held_bytes();
 }
 
 void release_workspace(int device) {
@@ -158,8 +192,28 @@ void release_workspace(int device) {
   if (!ws) return;
   std::lock_guard lock(ws->mutex);  // waits for an MSM in progress on this device
   DeviceScope scope(device);
+  check(cudaStreamSynchronize(ws->copy_stream), "release_workspace");
   check(cudaStreamSynchronize(ws->stream), "release_workspace");
   ws->for_each_buffer([](Buffer& b) { b.release(); });
+}
+
+void set_workspace_limit(int device, size_t bytes) {
+  require_device(device);
+  Workspace& ws = workspace(device);
+  std::lock_guard lock(ws.mutex);  // waits for an MSM in progress on this device
+  ws.limit = bytes;
+  if (!bytes || ws.held_bytes() <= bytes) return;
+  DeviceScope scope(device);
+  check(cudaStreamSynchronize(ws.copy_stream), "set_workspace_limit");
+  check(cudaStreamSynchronize(ws.stream), "set_workspace_limit");
+  ws.for_each_buffer([](Buffer& b) { b.release(); });
+}
+
+size_t workspace_limit(int device) {
+  Workspace* ws = existing_workspace(device);
+  if (!ws) return 0;
+  std::lock_guard lock(ws->mutex);
+  return ws->limit;
 }
 
 void set_phase_report(unsigned level) { phase_report_level = level; }
@@ -202,6 +256,16 @@ std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const A
   b->upload_ms_ = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (n && copies > 1) make_copies(b->data_, n, copies, sets * c);
   b->precompute_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+  return b;
+}
+
+template <class Curve>
+std::shared_ptr<Bases<Curve>> Bases<Curve>::in_host_memory(int device, std::span<const Affine> points) {
+  require_device(device);
+  std::shared_ptr<Bases> b(new Bases);
+  b->device_ = device;
+  b->size_ = points.size();
+  b->host_ = points.empty() ? nullptr : points.data();
   return b;
 }
 

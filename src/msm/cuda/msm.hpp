@@ -58,14 +58,21 @@ class Bases {
   // per chunk of points): h times the device memory of a plain upload. copies * size must stay
   // below 2^31.
   static std::shared_ptr<Bases> upload(int device, std::span<const Affine> points, const Precompute& precompute);
+  // Bases that stay in host memory, for a card that cannot hold them: each MSM uploads them chunk
+  // by chunk while it runs (page-locked memory, e.g. cudaHostRegister'ed, goes up by DMA at the
+  // bus's speed; pageable memory works, slower). The points must outlive the Bases.
+  static std::shared_ptr<Bases> in_host_memory(int device, std::span<const Affine> points);
   ~Bases();
   Bases(const Bases&) = delete;
   Bases& operator=(const Bases&) = delete;
 
   int device() const { return device_; }
   size_t size() const { return size_; }
-  // All copies: copies() * size() affine points.
+  // All copies: copies() * size() affine points (0 for bases in host memory).
   size_t device_bytes() const { return bytes_; }
+  // Bases in host memory (in_host_memory): their points there, else null.
+  bool streamed() const { return host_ != nullptr; }
+  const Affine* host_data() const { return host_; }
   // The device array of copies() * size() affine points, copy t at t * size() (for the
   // implementation and for tests).
   const Affine* device_data() const { return data_; }
@@ -83,6 +90,7 @@ class Bases {
   int device_ = 0;
   size_t size_ = 0, bytes_ = 0;
   Affine* data_ = nullptr;
+  const Affine* host_ = nullptr;
   double upload_ms_ = 0, precompute_ms_ = 0;
   unsigned window_bits_ = 0, copies_ = 1, bucket_sets_ = 0;
 };
@@ -127,12 +135,20 @@ struct PrecomputeShape {
 };
 PrecomputeShape precompute_shape(size_t n, const Precompute& precompute);
 
-// The MSM workspace of a device is grow-only (scalars, pairs, sort buffers, buckets; ~30 GB at
-// 2^27 scalars). workspace_bytes says how much it holds; release_workspace frees it (the next
-// MSM on that device allocates again). Safe while no MSM runs on that device (it waits for
-// one that does).
+// The MSM workspace of a device is grow-only (scalars, pairs, sort buffers, buckets; ~37 GB for
+// one MSM of 2^27 scalars). workspace_bytes says how much it holds; release_workspace frees it
+// (the next MSM on that device allocates again). Safe while no MSM runs on that device (it waits
+// for one that does).
 size_t workspace_bytes(int device);
 void release_workspace(int device);
+// The most device memory the workspace of a device may hold from now on (0: no limit, the
+// default); what it holds beyond is freed. An MSM whose buffers would not fit is done in chunks
+// of scalars (powers of two, at least 2^16), each an MSM of its own whose sum the host adds: the
+// result is the same; each chunk adds one window reduction and host round trip (~1-3 ms). A limit
+// below what a 2^16-scalar chunk needs (~30 MB, with bases in host memory ~60 MB) is exceeded by
+// that much.
+void set_workspace_limit(int device, size_t bytes);
+size_t workspace_limit(int device);
 
 // From now on, every MSM of the process prints its phases' device times to stderr (level 1: the
 // upload, classify, emit, sort, accumulate, partials and reduce phases; 2: also each kernel of the

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -45,24 +46,59 @@ class Buffer {
   size_t bytes_ = 0;
 };
 
-// Scratch memory and stream of one device; MSMs on a device run one at a time (they would
+// Scratch memory and streams of one device; MSMs on a device run one at a time (they would
 // share the card anyway).
 struct Workspace {
   std::mutex mutex;
   cudaStream_t stream = nullptr;
-  cudaEvent_t legacy_done = nullptr;  // orders device scalars written on the legacy stream
+  cudaStream_t copy_stream = nullptr;  // streamed bases' uploads (chunks.cuh), beside the kernels
+  cudaEvent_t legacy_done = nullptr;   // orders device scalars written on the legacy stream
+  cudaEvent_t streamed_ready[2] = {};  // a streamed chunk's bases have landed in streamed[i]
+  size_t limit = 0;                    // set_workspace_limit: the most all buffers may hold (0: none)
   Buffer scalars, density_words, density_popc, density_prefix, counters;
   Buffer keys[2], vals[2], sort_temp;
   Buffer buckets, slot_keys, slot_vals, flags, positions, scan_temp, part_keys, part_vals;
   Buffer levels;
+  Buffer streamed[2];  // two chunks of streamed bases: one being read, the next being uploaded
 
+  // Every buffer, in the order of BufferIndex (chunks.cuh's estimates use it).
+  static constexpr size_t kBuffers = 21;
+  enum BufferIndex : size_t {
+    kScalars,
+    kDensityWords,
+    kDensityPopc,
+    kDensityPrefix,
+    kCounters,
+    kKeys0,
+    kKeys1,
+    kVals0,
+    kVals1,
+    kSortTemp,
+    kBuckets,
+    kSlotKeys,
+    kSlotVals,
+    kFlags,
+    kPositions,
+    kScanTemp,
+    kPartKeys,
+    kPartVals,
+    kLevels,
+    kStreamed0,
+    kStreamed1
+  };
+  std::array<Buffer*, kBuffers> buffers() {
+    return {&scalars,   &density_words, &density_popc, &density_prefix, &counters,  &keys[0],     &keys[1],
+            &vals[0],   &vals[1],       &sort_temp,    &buckets,        &slot_keys, &slot_vals,   &flags,
+            &positions, &scan_temp,     &part_keys,    &part_vals,      &levels,    &streamed[0], &streamed[1]};
+  }
   template <class F>
   void for_each_buffer(F&& f) {
-    for (Buffer* b : {&scalars, &density_words, &density_popc, &density_prefix, &counters, &keys[0], &keys[1], &vals[0],
-                      &vals[1], &sort_temp, &buckets, &slot_keys, &slot_vals, &flags, &positions, &scan_temp,
-                      &part_keys, &part_vals, &levels}) {
-      f(*b);
-    }
+    for (Buffer* b : buffers()) f(*b);
+  }
+  size_t held_bytes() {
+    size_t total = 0;
+    for (Buffer* b : buffers()) total += b->bytes();
+    return total;
   }
 };
 
@@ -75,9 +111,14 @@ Workspace& workspace(int device) {
   if (!ws) {
     auto* fresh = new Workspace;
     cudaError_t err = cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking);
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&fresh->copy_stream, cudaStreamNonBlocking);
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&fresh->legacy_done, cudaEventDisableTiming);
+    for (auto& e : fresh->streamed_ready) {
+      if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    }
     if (err != cudaSuccess) {
       if (fresh->stream) cudaStreamDestroy(fresh->stream);
+      if (fresh->copy_stream) cudaStreamDestroy(fresh->copy_stream);
       delete fresh;
       check(err, "cudaStreamCreate");
     }

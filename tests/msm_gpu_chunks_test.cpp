@@ -1,0 +1,208 @@
+// The GPU MSM within a workspace limit (msm::cuda::set_workspace_limit: the MSM is cut into
+// chunks) and over bases kept in host memory (Bases::in_host_memory: streamed chunk by chunk),
+// against the CPU msm on fresh random inputs: plain, with a density mask and an offset, G2,
+// precomputed copies, host and device scalars, pageable and page-locked bases. The workspace
+// stays within the limit: limits are 2/5 and more of what the MSM takes whole, at sizes where
+// that is above what a chunk of 2^16 scalars needs (its partial sums are ~100 bytes a pair).
+// Skipped cleanly when no CUDA device is present.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "ec/random_points.hpp"
+#include "msm/cuda/msm.hpp"
+#include "msm/pippenger.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::msm {
+namespace {
+
+using ec::G1Affine;
+using ec::G1Curve;
+using ec::G2Affine;
+using ec::G2Curve;
+
+// Every scalar class the MSM treats apart: zeros, ones and bucketed ones.
+std::vector<Fr> mixed_scalars(size_t n, std::mt19937_64& rng) {
+  std::vector<Fr> s(n);
+  for (auto& x : s) {
+    const uint64_t r = rng() % 8;
+    x = r == 0 ? Fr::zero() : r == 1 ? Fr::one() : Fr::random(rng);
+  }
+  return s;
+}
+
+// The workspace limit of device 0 for the scope of a test, then none again (released).
+struct Limit {
+  explicit Limit(size_t bytes) { cuda::set_workspace_limit(0, bytes); }
+  ~Limit() {
+    cuda::set_workspace_limit(0, 0);
+    cuda::release_workspace(0);
+  }
+};
+
+// What an MSM of these scalars holds in one piece over these bases (nothing held before).
+template <class Curve>
+size_t whole_workspace(const cuda::Bases<Curve>& bases, size_t offset, const std::vector<Fr>& scalars) {
+  cuda::release_workspace(0);
+  cuda::msm<Curve>(bases, offset, scalars.size(), std::span<const Fr>(scalars));
+  const size_t bytes = cuda::workspace_bytes(0);
+  cuda::release_workspace(0);
+  return bytes;
+}
+
+// Host and device scalars over `on` against want; the workspace within `limit` after each.
+template <class Curve>
+void expect_msm(const cuda::Bases<Curve>& on, size_t offset, const std::vector<Fr>& scalars,
+                const ec::AffinePoint<Curve>& want, size_t limit, const std::string& what) {
+  const size_t n = scalars.size();
+  EXPECT_EQ(cuda::msm<Curve>(on, offset, n, std::span<const Fr>(scalars)).to_affine(), want) << what;
+  if (limit) {
+    EXPECT_LE(cuda::workspace_bytes(0), limit) << what;
+  }
+  Fr* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, n * sizeof(Fr)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  const auto got = cuda::msm<Curve>(on, offset, n, d);
+  cudaFree(d);
+  EXPECT_EQ(got.to_affine(), want) << what << " (device scalars)";
+  if (limit) {
+    EXPECT_LE(cuda::workspace_bytes(0), limit) << what << " (device scalars)";
+  }
+}
+
+class MsmGpuChunksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda::device_count(&why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
+  }
+};
+
+TEST_F(MsmGpuChunksTest, ChunkedAndStreamedG1MatchCpu) {
+  auto rng = test::make_rng();
+  const size_t n = (size_t(1) << 20) + 3333, offset = 7;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G1Curve>(n + offset, rng);
+  const auto scalars = mixed_scalars(n, rng);
+  const auto want = msm::msm<G1Curve>(std::span<const G1Affine>(host_bases).subspan(offset), scalars).to_affine();
+  const auto resident = cuda::G1Bases::upload(0, host_bases);
+  const auto streamed = cuda::G1Bases::in_host_memory(0, host_bases);
+  EXPECT_TRUE(streamed->streamed());
+  EXPECT_EQ(streamed->device_bytes(), 0u);
+  EXPECT_EQ(streamed->size(), host_bases.size());
+  const size_t whole = whole_workspace(*resident, offset, scalars);
+  expect_msm(*resident, offset, scalars, want, 0, "whole");
+  expect_msm(*streamed, offset, scalars, want, 0, "streamed, no limit");
+  {
+    const Limit limit(whole / 2);  // at least two chunks
+    expect_msm(*resident, offset, scalars, want, whole / 2, "resident, half the workspace");
+    expect_msm(*streamed, offset, scalars, want, whole / 2, "streamed, half the workspace");
+    EXPECT_EQ(cuda::workspace_limit(0), whole / 2);
+    // A window fixed for the whole MSM (as H's is) gives way to the chunks' own.
+    const MsmOptions wide{.window_bits = cuda::gpu_window_bits(n)};
+    EXPECT_EQ(cuda::msm<G1Curve>(*streamed, offset, n, std::span<const Fr>(scalars), wide).to_affine(), want);
+    EXPECT_LE(cuda::workspace_bytes(0), whole / 2);
+  }
+  {
+    const Limit limit(whole * 2 / 5);
+    expect_msm(*streamed, offset, scalars, want, whole * 2 / 5, "streamed, 2/5 of the workspace");
+  }
+  // Page-locked bases go up by DMA; the result is the same.
+  ASSERT_EQ(cudaHostRegister(const_cast<G1Affine*>(host_bases.data()), host_bases.size() * sizeof(G1Affine),
+                             cudaHostRegisterDefault),
+            cudaSuccess);
+  {
+    const Limit limit(whole / 2);
+    expect_msm(*streamed, offset, scalars, want, whole / 2, "page-locked streamed, half the workspace");
+  }
+  cudaHostUnregister(const_cast<G1Affine*>(host_bases.data()));
+}
+
+// A density's ranks are counted across chunk boundaries: the bases of chunk i start where chunk
+// i - 1's set bits end.
+TEST_F(MsmGpuChunksTest, ChunkedDensityMatchesCpu) {
+  auto rng = test::make_rng();
+  const size_t n = size_t(1) << 20, offset = 11;
+  std::vector<uint64_t> words((n + 63) / 64, 0);
+  for (size_t i = 0; i < n; i++) {
+    // Dense and sparse stretches, so that chunks hold very different numbers of bases.
+    if (rng() % 100 < ((i >> 16) % 2 ? 90u : 10u)) words[i / 64] |= uint64_t(1) << (i % 64);
+  }
+  const DensityView density{words, n};
+  const size_t ones = density.count_ones();
+  const auto host_bases = ec::pseudo_random_subgroup_points<G1Curve>(offset + ones, rng);
+  const auto scalars = mixed_scalars(n, rng);
+  const auto want =
+      msm_with_density<G1Curve>(std::span<const G1Affine>(host_bases).subspan(offset), scalars, density).to_affine();
+  const auto resident = cuda::G1Bases::upload(0, host_bases);
+  const auto streamed = cuda::G1Bases::in_host_memory(0, host_bases);
+  cuda::release_workspace(0);
+  cuda::msm_with_density<G1Curve>(*resident, offset, std::span<const Fr>(scalars), density);
+  const size_t whole = cuda::workspace_bytes(0);
+  const Limit limit(whole / 2);
+  for (const auto* on : {resident.get(), streamed.get()}) {
+    const std::string what = on->streamed() ? "streamed" : "resident";
+    MsmStats stats;
+    const auto got = cuda::msm_with_density<G1Curve>(*on, offset, std::span<const Fr>(scalars), density, {}, &stats);
+    EXPECT_EQ(got.to_affine(), want) << what;
+    EXPECT_EQ(stats.terms, ones) << what;
+    EXPECT_EQ(stats.zeros + stats.ones + stats.bucketed, ones) << what;
+    EXPECT_LE(cuda::workspace_bytes(0), whole / 2) << what;
+    Fr* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, n * sizeof(Fr)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d, scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    const auto got_device = cuda::msm_with_density<G1Curve>(*on, offset, d, density);
+    cudaFree(d);
+    EXPECT_EQ(got_device.to_affine(), want) << what << " (device scalars)";
+  }
+}
+
+TEST_F(MsmGpuChunksTest, ChunkedAndStreamedG2MatchCpu) {
+  auto rng = test::make_rng();
+  const size_t n = (size_t(1) << 19) + 5;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G2Curve>(n, rng);
+  const auto scalars = mixed_scalars(n, rng);
+  const auto want = msm::msm<G2Curve>(std::span<const G2Affine>(host_bases), scalars).to_affine();
+  const auto resident = cuda::G2Bases::upload(0, host_bases);
+  const auto streamed = cuda::G2Bases::in_host_memory(0, host_bases);
+  const size_t whole = whole_workspace(*resident, 0, scalars);
+  expect_msm(*streamed, 0, scalars, want, 0, "G2 streamed, no limit");
+  const Limit limit(whole / 2);
+  expect_msm(*resident, 0, scalars, want, whole / 2, "G2 resident, half the workspace");
+  expect_msm(*streamed, 0, scalars, want, whole / 2, "G2 streamed, half the workspace");
+}
+
+// Precomputed copies keep their window in every chunk; copy t of chunk base j is still t * size
+// points after it.
+TEST_F(MsmGpuChunksTest, ChunkedPrecomputedBasesMatchCpu) {
+  auto rng = test::make_rng();
+  const size_t n = size_t(1) << 20;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G1Curve>(n, rng);
+  const auto scalars = mixed_scalars(n - 9, rng);
+  const auto want = msm::msm<G1Curve>(std::span<const G1Affine>(host_bases).subspan(9), scalars).to_affine();
+  const auto copies = cuda::G1Bases::upload(0, host_bases, {.copies = 3});
+  ASSERT_EQ(copies->copies(), 3u);
+  const size_t whole = whole_workspace(*copies, 9, scalars);
+  const Limit limit(whole / 2);
+  expect_msm(*copies, 9, scalars, want, whole / 2, "3 copies, half the workspace");
+}
+
+TEST_F(MsmGpuChunksTest, LoweringTheLimitFreesTheWorkspace) {
+  auto rng = test::make_rng();
+  const size_t n = size_t(1) << 18;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G1Curve>(n, rng);
+  const auto bases = cuda::G1Bases::upload(0, host_bases);
+  const auto scalars = mixed_scalars(n, rng);
+  const size_t whole = whole_workspace(*bases, 0, scalars);
+  cuda::msm<G1Curve>(*bases, 0, n, std::span<const Fr>(scalars));
+  EXPECT_EQ(cuda::workspace_bytes(0), whole);
+  const Limit limit(whole / 2);
+  EXPECT_EQ(cuda::workspace_bytes(0), 0u) << "what it held was beyond the new limit";
+  EXPECT_THROW(cuda::set_workspace_limit(1000, 1), std::runtime_error);  // no such device
+}
+
+}  // namespace
+}  // namespace cuzk::msm

@@ -47,7 +47,8 @@ struct ProveBenchArgs {
   // one unmap per vector), "unpin" (the preparation beside the proof, the vectors after it) or
   // "after" (gradually, once prove_finish has returned).
   std::vector<std::string> free_modes = {"gradual"};
-  unsigned h_copies = 0;  // prove --backend cuda: groth16::CudaBackendOptions::h_copies
+  unsigned h_copies = 0;         // prove --backend cuda: groth16::CudaBackendOptions::h_copies
+  size_t device_memory_mib = 0;  // prove --backend cuda: the device memory plan's card (0: all of it)
 };
 
 struct PipelineBenchArgs {
@@ -57,7 +58,8 @@ struct PipelineBenchArgs {
   size_t public_inputs = 8;
   std::string policy = "all";
   std::vector<unsigned> workers = {2};
-  uint64_t budget_mib = 0;  // 0: auto (MemTotal minus 5 GiB)
+  uint64_t budget_mib = 0;         // 0: auto (MemTotal minus 5 GiB)
+  uint64_t device_memory_mib = 0;  // device memory the CUDA backend plans with (0: the whole card)
   std::string params_dir = "params-cache";
   std::string timeline;
   bool log_events = false;

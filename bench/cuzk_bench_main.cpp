@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   prove_cmd->add_flag("--pseudo-params", prove.pseudo_params,
                       "time prove_start against parameters of the circuit's shape made of pseudo-random points (no "
                       "setup, for sizes where one is impractical): measures speed only, the proofs cannot verify");
+  prove_cmd->add_option("--device-memory-mib", prove.device_memory_mib,
+                        "device memory the CUDA backend plans with, in MiB, as on a smaller card (0: the whole card)");
   prove_cmd->add_option("--h-copies", prove.h_copies,
                         "cuda: precomputed copies of H's bases (0: as many as device memory allows, 1: none, k: at "
                         "most k)");
@@ -115,6 +117,8 @@ int main(int argc, char** argv) {
                              "channel-capacity-workers"}));
   pipe_cmd->add_option("--workers", pipe.workers, "synthesis worker counts to run with")->delimiter(',');
   pipe_cmd->add_option("--budget-mib", pipe.budget_mib, "host-memory budget in MiB (0: MemTotal minus 5 GiB)");
+  pipe_cmd->add_option("--device-memory-mib", pipe.device_memory_mib,
+                       "device memory the CUDA backend plans with, in MiB, as on a smaller card (0: the whole card)");
   pipe_cmd->add_option("--params-dir", pipe.params_dir, "where parameters are cached");
   pipe_cmd->add_option("--timeline", pipe.timeline,
                        "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");

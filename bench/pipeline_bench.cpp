@@ -179,6 +179,7 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   cfg.policy = policy;
   cfg.synthesis_workers = workers;
   cfg.budget_bytes = a.budget_mib ? uint64_t(a.budget_mib) << 20 : 0;
+  cfg.device_memory_limit = uint64_t(a.device_memory_mib) << 20;
   cfg.param_cache_dir = a.params_dir;
   cfg.timeline_path = timeline;
   cfg.log_events = a.log_events;

@@ -91,8 +91,9 @@ int run_setup_bench(const ProveBenchArgs& a) {
 int run_prove_bench(const ProveBenchArgs& a) {
   std::unique_ptr<groth16::ProverBackend> backend;
   try {
-    backend =
-        a.backend == "cuda" ? groth16::make_cuda_backend(0, {.h_copies = a.h_copies}) : groth16::make_cpu_backend();
+    backend = a.backend == "cuda" ? groth16::make_cuda_backend(
+                                        0, {.h_copies = a.h_copies, .device_memory_bytes = a.device_memory_mib << 20})
+                                  : groth16::make_cpu_backend();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench prove: %s\n", e.what());
     return 2;

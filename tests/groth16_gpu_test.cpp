@@ -132,53 +132,6 @@ TEST_F(CudaBackendProofTest, ProofsByteIdenticalToCpuAndVerified) {
   }
 }
 
-// Two parameter sets of one shape on a card made just large enough (device_memory_bytes) that the
-// first gets all its copies of H and the second's bases and working set fit only once those are
-// dropped: the first set's copies go (its plain H is uploaded again), the second gets fewer, and
-// both still prove what a backend without copies proves. Pseudo-random parameters: the check is
-// the equality, not a verifier.
-TEST_F(CudaBackendProofTest, CopiesAreDroppedWhenAnotherSetNeedsTheRoom) {
-  const size_t log_n = 18, n = size_t(1) << log_n;
-  const circuits::SyntheticCircuit circuit(n - 100, 8, {}, test::run_seed());
-  const auto shape = synthesize(circuit);
-  const Parameters first = pseudo_random_parameters(shape, n, test::run_seed() + 1);
-  const Parameters second = pseudo_random_parameters(shape, n, test::run_seed() + 2);
-  const size_t plain = first.base_bytes(), h_bytes = first.h.size() * sizeof(G1Affine);
-  ASSERT_EQ(second.base_bytes(), plain);
-  const size_t extra = (cuda::plan_h_copies(first.h.size(), 0, size_t(1) << 50).copies - 1) * h_bytes;
-  ASSERT_GT(extra, plain) << "the test needs the copies to outweigh a set's plain bases";
-
-  // Nothing held by the MSM workspace: the plan's estimate is all to come.
-  msm::cuda::release_workspace(0);
-  size_t free_bytes = 0, total_bytes = 0;
-  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
-  const size_t used = total_bytes - free_bytes;
-  // After the first set and its copies, half a set's bases are left beyond the working set and
-  // the margin (6% of the card as the plan sees it).
-  const size_t card = size_t(double(used + plain + cuda::proof_working_bytes(n) + extra + plain / 2) / 0.94) + 1;
-  if (card >= total_bytes) GTEST_SKIP() << "the device has too little free memory for this test";
-  auto gpu = make_cuda_backend(0, {.device_memory_bytes = card});
-
-  gpu->load_parameters(first);
-  EXPECT_EQ(gpu->resident_bytes(), plain + extra) << "the first set gets every copy";
-  gpu->load_parameters(second);
-  const size_t both = gpu->resident_bytes();
-  EXPECT_LT(both, 2 * plain + extra) << "the first set's copies were not dropped";
-  EXPECT_GE(both, 2 * plain + h_bytes) << "the second set should get copies in the room made";
-
-  auto reference = make_cuda_backend(0, {.h_copies = 1});
-  for (const Parameters* params : {&first, &second}) {
-    const Fr r = Fr::from_u64(31), s = Fr::from_u64(37);
-    auto pa = synthesize(circuit);
-    auto pa_reference = pa;
-    expect_same(gpu->prove_start(*params, pa, r, s), reference->prove_start(*params, pa_reference, r, s));
-  }
-  for (auto* backend : {gpu.get(), reference.get()}) {
-    backend->release_parameters(first);
-    backend->release_parameters(second);
-  }
-}
-
 // What prepare_assignment should lock of an assignment with fresh compact copies: a vector with
 // at most half of its entries neither 0 nor 1 goes compact (ntt::ZeroOneVector), and the arrays
 // of its copy that reach the backend's 32 MiB lock threshold are locked whole (the others' array

@@ -523,8 +523,8 @@ TEST(ServerUnitTest, StatusAsCurioReadsIt) {
   s.buffers.budget_used = 1 << 20;
   s.kinds.push_back({"porep", 2, 1});
   s.kinds.push_back({"synthetic", 0, 1});
-  cuzk::engine::DeviceStatus busy{0, "NVIDIA H200", 150ull << 30, 100ull << 30, "porep-1000-7", "porep"};
-  cuzk::engine::DeviceStatus idle{1, "NVIDIA H200", 150ull << 30, 140ull << 30, "", ""};
+  cuzk::engine::DeviceStatus busy{0, "NVIDIA H200", 150ull << 30, 100ull << 30, "porep-1000-7", "porep", {}, {}};
+  cuzk::engine::DeviceStatus idle{1, "NVIDIA H200", 150ull << 30, 140ull << 30, "", "", {}, {}};
   s.devices = {busy, idle};
   std::string porep32 = param_id_for_circuit("porep-32g");
   s.params.push_back({porep32, 40ll << 30, 30ll << 30, true, 3});
@@ -719,7 +719,14 @@ TEST(ServerUnitTest, PrometheusText) {
   s.phase_seconds.push_back({"total", h});
   s.params.push_back({"synthetic-\"quoted\"\\\n", 10, 0, true});  // escaped by the serializer
   s.kinds.push_back({"porep", 2, 1});
-  s.devices.push_back({0, "NVIDIA H200", 1000, 600, "job-1", "porep"});
+  s.devices.push_back({0,
+                       "NVIDIA H200",
+                       1000,
+                       600,
+                       "job-1",
+                       "porep",
+                       "separate scratch 0.0 GB",
+                       {{"scratch", 17}, {"available", 900}}});
   s.buffers.input_jobs = 1;
   s.buffers.input_bytes = 12345;
   DaemonMetrics d;
@@ -744,6 +751,9 @@ TEST(ServerUnitTest, PrometheusText) {
   EXPECT_NE(m.find("cuzk_kind_jobs{kind=\"porep\",state=\"in_progress\"} 1\n"), std::string::npos);
   EXPECT_TRUE(has_sample(m, "cuzk_device_memory_bytes{ordinal=\"0\",name=\"NVIDIA H200\",memory=\"free\"} 600\n"));
   EXPECT_TRUE(has_sample(m, "cuzk_device_busy{ordinal=\"0\",name=\"NVIDIA H200\"} 1\n"));
+  EXPECT_TRUE(has_sample(m, "cuzk_device_memory_plan_bytes{ordinal=\"0\",name=\"NVIDIA H200\",use=\"scratch\"} 17\n"));
+  EXPECT_TRUE(
+      has_sample(m, "cuzk_device_memory_plan_bytes{ordinal=\"0\",name=\"NVIDIA H200\",use=\"available\"} 900\n"));
   EXPECT_NE(m.find("cuzk_input_bytes 12345\n"), std::string::npos);
 }
 

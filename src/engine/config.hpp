@@ -61,6 +61,9 @@ struct EngineConfig {
   // Precomputed copies of H's bases per parameter set on each device (groth16::
   // CudaBackendOptions::h_copies): 0 = as many as device memory allows, 1 = none, k = at most k.
   unsigned gpu_h_copies = 0;
+  // Device memory each CUDA backend plans with (groth16::CudaBackendOptions::device_memory_bytes):
+  // 0 = the whole card; less leaves the rest to other processes, or proves as a smaller card would.
+  uint64_t device_memory_limit = 0;
   unsigned finalizer_threads = 1;
   // Capacity of the GPU queue in partitions (synthesized partitions waiting for a GPU worker)
   // under the budget policy; the budget, not this, is the real bound there.

@@ -147,7 +147,8 @@ Engine::Engine(EngineConfig config) {
       if (ids.empty()) throw std::runtime_error("backend cuda: no CUDA device is present");
       for (int id : ids) {
         auto dev = std::make_unique<Device>();
-        dev->backend = groth16::make_cuda_backend(id, {.h_copies = c.gpu_h_copies});
+        dev->backend = groth16::make_cuda_backend(
+            id, {.h_copies = c.gpu_h_copies, .device_memory_bytes = size_t(c.device_memory_limit)});
         m.devices.push_back(std::move(dev));
       }
     } else {
@@ -611,7 +612,8 @@ EngineSnapshot Engine::snapshot() const {
   for (size_t i = 0; i < m.devices.size(); i++) {
     const auto& d = m.devices[i];
     const groth16::DeviceInfo& info = device_infos[i];
-    DeviceStatus ds{info.ordinal, info.name, info.memory_total, info.memory_free, {}, {}};
+    DeviceStatus ds{info.ordinal, info.name, info.memory_total, info.memory_free,
+                    {},           {},        info.memory_plan,  info.memory_plan_bytes};
     const std::string prefix = std::string(worker_name(Worker::kGpu)) + "-" + d->backend->name() + "-";
     for (const auto& ps : s.partitions) {
       if (ps.worker.rfind(prefix, 0) == 0) {

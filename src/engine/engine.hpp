@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/config.hpp"
@@ -78,6 +79,9 @@ struct DeviceStatus {
   std::string name;                            // e.g. "NVIDIA H200", or "cpu"
   uint64_t memory_total = 0, memory_free = 0;  // device memory; 0 for the CPU
   std::string current_job, current_kind;       // a partition on it now; empty when idle
+  // Its device memory plan (groth16::DeviceInfo): a line, and bytes by use; empty on the CPU.
+  std::string memory_plan;
+  std::vector<std::pair<std::string, uint64_t>> memory_plan_bytes;
 };
 
 struct EngineSnapshot {

@@ -28,12 +28,16 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
     kinds.push_back({{"kind", k.kind}, {"pending", k.pending}, {"in_progress", k.in_progress}});
   json devices = json::array();
   for (const auto& d : s.devices) {
+    json plan = json::object();
+    for (const auto& [use, bytes] : d.memory_plan_bytes) plan[use] = bytes;
     devices.push_back({{"ordinal", d.ordinal},
                        {"name", d.name},
                        {"memory_total_bytes", d.memory_total},
                        {"memory_free_bytes", d.memory_free},
                        {"current_job", d.current_job},
-                       {"current_kind", d.current_kind}});
+                       {"current_kind", d.current_kind},
+                       {"memory_plan", d.memory_plan},
+                       {"memory_plan_bytes", plan}});
   }
   json params = json::array();
   for (const auto& p : s.params) {

@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "groth16/prover.hpp"
 
@@ -18,6 +20,11 @@ struct DeviceInfo {
   std::string name = "cpu";   // e.g. "NVIDIA H200"
   uint64_t memory_total = 0;  // device memory in bytes (0 for the CPU)
   uint64_t memory_free = 0;
+  // The CUDA backend's device memory plan (groth16/cuda/device_memory_plan.hpp) once a parameter
+  // set is placed: one line, and its bytes by use (scratch, twiddles, compact_abc,
+  // bases_resident, bases_streamed, msm_workspace_limit, available). Empty on the CPU.
+  std::string memory_plan;
+  std::vector<std::pair<std::string, uint64_t>> memory_plan_bytes;
 };
 
 class ProverBackend {
@@ -79,10 +86,11 @@ struct CudaBackendOptions {
   // Copies are made only while they leave the resident bases, a proof's working set at the
   // largest domain and a margin of device memory free, and are dropped again when another
   // parameter set needs the room. Making them costs load_parameters ~4.7 s an extra copy at 2^27.
+  // (device_memory_plan.hpp places them last, where every base is resident.)
   unsigned h_copies = 0;
-  // The card's memory as that plan sees it (0: all of it), to leave the rest to other work on
-  // the same card (and for tests). Only the copies follow it: the bases and a proof's buffers are
-  // allocated as needed.
+  // The card's memory as the device memory plan sees it (0: all of it), to leave the rest to other
+  // work on the same card, and to prove as a smaller card would (tests, the benchmark): the plan
+  // places the proof's buffers, the bases (streamed when they do not fit) and the copies within it.
   size_t device_memory_bytes = 0;
 };
 // Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.

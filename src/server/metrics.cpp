@@ -138,11 +138,17 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   auto& device_memory =
       m.gauges("cuzk_device_memory_bytes", "Memory of each proving device (0 for the CPU), total and free.");
   auto& device_busy = m.gauges("cuzk_device_busy", "1 while a partition is on the device.");
+  auto& device_plan = m.gauges("cuzk_device_memory_plan_bytes",
+                               "Each GPU's device memory plan by use: scratch, twiddles, compact_abc, bases_resident, "
+                               "bases_streamed (read from host memory), msm_workspace_limit, available.");
   for (const engine::DeviceStatus& dev : s.devices) {
     const std::string ordinal = std::to_string(dev.ordinal);
     device_memory.Add({{"ordinal", ordinal}, {"name", dev.name}, {"memory", "total"}}).Set(double(dev.memory_total));
     device_memory.Add({{"ordinal", ordinal}, {"name", dev.name}, {"memory", "free"}}).Set(double(dev.memory_free));
     device_busy.Add({{"ordinal", ordinal}, {"name", dev.name}}).Set(dev.current_job.empty() ? 0 : 1);
+    for (const auto& [use, bytes] : dev.memory_plan_bytes) {
+      device_plan.Add({{"ordinal", ordinal}, {"name", dev.name}, {"use", use}}).Set(double(bytes));
+    }
   }
 
   auto& rpc = m.counters("cuzk_rpc_requests_total", "gRPC calls served, by method and status code.");

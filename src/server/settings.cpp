@@ -245,6 +245,9 @@ std::vector<Setting> make_settings() {
   t.push_back(count("engine", "gpu_h_copies", "--gpu-h-copies", field(&EngineConfig::gpu_h_copies), 0, 64,
                     "Precomputed copies of H's bases on each device: 0 as many as device memory allows, 1 none, k "
                     "at most k"));
+  t.push_back(size("engine", "device_memory_limit", "--device-memory-limit", field(&EngineConfig::device_memory_limit),
+                   "Device memory each GPU's plan uses (proof buffers, then bases, which are streamed from host "
+                   "memory when they do not fit, then copies); 0: the whole card"));
   t.push_back(count("engine", "finalizer_threads", "--finalizer-threads", field(&EngineConfig::finalizer_threads), 1,
                     1024, "Finalizer threads (B-in-G2 tail, proof assembly, verification)"));
   t.push_back(count("engine", "gpu_queue_capacity", "--gpu-queue-capacity", field(&EngineConfig::gpu_queue_capacity), 1,

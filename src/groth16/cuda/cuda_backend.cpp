@@ -8,14 +8,19 @@
 //   3. the aux and input scalars go up once into the same device memory (a/b/c are done with)
 //      and the L, A, B_G1 and B_G2 MSMs all read them there.
 // Every parameter set's host memory is pinned (page-locked, so it uploads by DMA at full speed
-// and can be uploaded again quickly) and its G1 and G2 bases stay resident on the device
-// across proofs, H's with precomputed copies where device memory allows (CudaBackendOptions::
-// h_copies); prove_finish is left with the assembly. The field is exact, so the
+// and can be uploaded again quickly). A device memory plan (device_memory_plan.hpp) places the
+// proof's buffers first, then the bases, which stay resident across proofs where they fit and
+// are streamed from the pinned host memory to the MSMs where they do not, then H's precomputed
+// copies (CudaBackendOptions::h_copies); the MSM workspace gets what is left (msm::cuda::
+// set_workspace_limit). On a small card the scratch is overlaid (c over b, the witness over a
+// and b once H's MSM is done). A device allocation that fails anyway (another process took
+// memory) makes room (copies, workspace, resident bases) and is tried again, so a job fails for
+// its own input only. prove_finish is left with the assembly. The field is exact, so the
 // PendingProof, and hence the proof for the same r and s, is the CPU backend's bit for bit.
 // Its parts: piece_locks.hpp (a/b/c page-locked in pieces), compact_copies.hpp (compact a/b/c
 // kept locked between partitions), prepared_abc.hpp (prepare_assignment's result),
 // host_pins.hpp (parameters' host memory pinned), resident_parameters.hpp (the sets on the
-// device), device_memory_plan.hpp (how many copies of H's bases fit).
+// device), device_memory_plan.hpp (where the device's memory goes).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,6 +31,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -54,6 +61,7 @@ using groth16::cuda::kMinPinnedBytes;
 using groth16::cuda::PreparedAbc;
 using groth16::cuda::ResidentParameters;
 using groth16::cuda::ResidentSet;
+using groth16::cuda::ScratchLayout;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -76,8 +84,9 @@ void inject_launch_error(std::string_view kernels, std::string_view which = {}) 
 // Device arrays are 256-byte aligned within a shared area.
 size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// A proof's device vectors, in one scratch buffer: a, b, c (n each), then the witness scalars
-// of the other MSMs (aux, inputs).
+// A proof's device vectors, in one scratch buffer (device_memory_plan.hpp's ScratchLayout):
+// a, b, c (n each), then the witness scalars of the other MSMs (aux, inputs); overlaid, c is b
+// and aux starts at a.
 struct ProofVectors {
   Fr *a, *b, *c, *aux, *inputs;
 };
@@ -94,6 +103,7 @@ class CudaBackend final : public ProverBackend {
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&upload_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     for (auto& e : uploaded_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&product_done_, cudaEventDisableTiming), "cudaEventCreate");
   }
   ~CudaBackend() override {
     cudaSetDevice(device_);
@@ -104,6 +114,7 @@ class CudaBackend final : public ProverBackend {
     scratch_.reset();
     compact_.reset();
     for (auto& e : uploaded_) cudaEventDestroy(e);
+    cudaEventDestroy(product_done_);
     cudaStreamDestroy(upload_stream_);
     cudaStreamDestroy(stream_);
   }
@@ -114,7 +125,7 @@ class CudaBackend final : public ProverBackend {
   // construction, the free memory asked of the driver now (on this device, the calling thread's
   // current device restored). A failed query reports 0 free bytes and throws nothing.
   DeviceInfo device_info() const override {
-    DeviceInfo info{device_, device_name_, device_memory_, 0};
+    DeviceInfo info{device_, device_name_, device_memory_, 0, {}, {}};
     int previous = -1;
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(device_) == cudaSuccess &&
@@ -124,6 +135,16 @@ class CudaBackend final : public ProverBackend {
     }
     if (previous >= 0 && previous != device_) cudaSetDevice(previous);
     cudaGetLastError();  // leave no error behind for the thread's next check
+    if (const auto plan = resident_.plan(); plan.fits) {
+      info.memory_plan = plan.summary();
+      info.memory_plan_bytes = {{"scratch", plan.scratch},
+                                {"twiddles", plan.twiddles},
+                                {"compact_abc", plan.compact_abc},
+                                {"bases_resident", resident_.bytes()},
+                                {"bases_streamed", plan.streamed_bytes},
+                                {"msm_workspace_limit", plan.workspace_limit},
+                                {"available", plan.available}};
+    }
     return info;
   }
 
@@ -137,21 +158,30 @@ class CudaBackend final : public ProverBackend {
     const size_t n = size_t(1) << log_n;
     check_assignment(params, pa, n);
     set_device();
-    const ResidentSet& res = resident_.get(params, buffers_held());
 
     PendingProof out;
     out.r = r;
     out.s = s;
     auto t0 = Clock::now();
-    const ntt::cuda::DeviceDomain& domain = domain_for(log_n);
-    const ProofVectors v = proof_vectors(n, pa);
     auto prepared = std::dynamic_pointer_cast<const PreparedAbc>(pa.abc_preparation());
     if (prepared && !prepared->made_from(pa)) prepared.reset();  // stale: a/b/c moved since
-    uint8_t* compact_area = compact_area_for(prepared.get());
+    // What the H polynomial needs, placed by the plan, before a/b/c are consumed.
+    const ResidentSet* res = nullptr;
+    const ntt::cuda::DeviceDomain* domain = nullptr;
+    ProofVectors v{};
+    uint8_t* compact_area = nullptr;
+    with_room("the proof's buffers", [&] {
+      res = &resident_.get(params, buffers_held());
+      plan_ = resident_.plan();
+      domain = &domain_for(log_n);
+      v = proof_vectors(n, pa);
+      compact_area = compact_area_for(prepared.get());
+    });
+    const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
     std::future<void> witness_upload;
     try {
-      const bool dma_from_locked = h_polynomial_of_abc(domain, pa, prepared.get(), compact_area, v);
-      witness_upload = start_witness_upload(pa, v);
+      const bool dma_from_locked = h_polynomial_of_abc(*domain, pa, prepared.get(), compact_area, v, overlaid);
+      if (!overlaid) witness_upload = start_witness_upload(pa, v);
       // Staged, the host copies were made when upload returned; by DMA, they are read until
       // they have landed (c's went last).
       if (dma_from_locked) check(cudaEventSynchronize(uploaded_[2]), "a/b/c upload");
@@ -165,22 +195,26 @@ class CudaBackend final : public ProverBackend {
     // the compact copies back to compact_copies_, still locked.
     prepared.reset();
     pa.release_abc();
-    domain.synchronize();
+    domain->synchronize();
     t.h_ntt = seconds_since(t0);
 
     // Waiting for what is left of the witness upload is charged to L, the first MSM to read it.
     t0 = Clock::now();
     try {
-      out.h = msm_h(res, v.a, n);
+      out.h = with_room("H's MSM", [&] { return msm_h(*res, v.a, n); });
     } catch (...) {
-      witness_upload.wait();  // it reads pa and the staging pool: let it finish first
+      if (witness_upload.valid()) witness_upload.wait();  // it reads pa and the staging pool: let it finish first
       throw;
     }
     t.msm_h = seconds_since(t0);
     t0 = Clock::now();
-    witness_upload.get();
+    if (overlaid) {
+      upload_witness(pa, v);  // over a and b, now that H's MSM has read its coefficients
+    } else {
+      witness_upload.get();
+    }
     t.msm_l = seconds_since(t0);
-    g1_msms_on_gpu(res, pa, v.aux, v.inputs, out, t);
+    g1_msms_on_gpu(*res, pa, v.aux, v.inputs, out, t);
     return out;
   }
 
@@ -253,18 +287,42 @@ class CudaBackend final : public ProverBackend {
     }
     return buffer.get();
   }
+  // Runs f; when it runs out of device memory, the plan's optional parts make room
+  // (ResidentParameters::make_room, logged) and f runs again, twice at most: a job fails for want
+  // of device memory only when even streamed bases and a halved workspace do not fit.
+  template <class F>
+  std::invoke_result_t<F&> with_room(const char* what, F&& f) {
+    for (unsigned step = 0;; step++) {
+      try {
+        return f();
+      } catch (const std::runtime_error& e) {
+        if (step >= 2 || std::string_view(e.what()).find("cudaErrorMemoryAllocation") == std::string_view::npos) {
+          throw;
+        }
+        const std::string freed = resident_.make_room(step);
+        std::fprintf(stderr, "cuzk: %s ran out of device memory for %s (%s); freed %s; trying again\n", name().c_str(),
+                     what, e.what(), freed.empty() ? "nothing" : freed.c_str());
+      }
+    }
+  }
+
   // Device bytes held for proofs besides the MSM workspace: scratch, compact a/b/c, twiddles.
   size_t buffers_held() const {
     return scratch_.size() * sizeof(Fr) + compact_.size() + (domain_ ? domain_->table_bytes() : 0);
   }
 
+  // The proof's vectors in the scratch buffer, laid out as plan_ says. A buffer larger than the
+  // plan's (kept from an earlier plan) goes back first.
   ProofVectors proof_vectors(size_t n, const r1cs::ProvingAssignment& pa) {
-    ProofVectors v;
+    const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
+    const size_t witness = pa.num_aux() + pa.num_inputs();
     inject_device_oom("cudaMalloc of the proof's scratch buffer");
-    v.a = grown(scratch_, 3 * n + pa.num_aux() + pa.num_inputs());
+    if (scratch_.size() * sizeof(Fr) > plan_.scratch) scratch_.reset();
+    ProofVectors v;
+    v.a = grown(scratch_, overlaid ? std::max(2 * n, witness) : 3 * n + witness);
     v.b = v.a + n;
-    v.c = v.b + n;
-    v.aux = v.c + n;
+    v.c = overlaid ? v.b : v.b + n;
+    v.aux = overlaid ? v.a : v.c + n;
     v.inputs = v.aux + pa.num_aux();
     return v;
   }
@@ -311,8 +369,9 @@ class CudaBackend final : public ProverBackend {
   // and is expanded on the device; one it page-locked goes by DMA straight from its memory;
   // anything else through the staging pool, whose host copies take the CPU's cores
   // (docs/ARCHITECTURE.md, "Prepared a/b/c"). True when a DMA reads a/b/c's host memory.
+  // Overlaid, c goes up into b's memory once a b is formed, so it cannot overlap the transforms.
   bool h_polynomial_of_abc(const ntt::cuda::DeviceDomain& domain, const r1cs::ProvingAssignment& pa,
-                           const PreparedAbc* prepared, uint8_t* compact_area, const ProofVectors& v) {
+                           const PreparedAbc* prepared, uint8_t* compact_area, const ProofVectors& v, bool overlaid) {
     const size_t n = domain.size();
     const r1cs::FrVector* sources[3] = {&pa.a(), &pa.b(), &pa.c()};
     Fr* targets[3] = {v.a, v.b, v.c};
@@ -321,6 +380,10 @@ class CudaBackend final : public ProverBackend {
     for (int step = 0; step < 3; step++) {
       const int i = kOrder[step];
       const r1cs::FrVector& src = *sources[i];
+      if (overlaid && step == 2) {
+        check(cudaEventRecord(product_done_, stream_), "cudaEventRecord");
+        check(cudaStreamWaitEvent(upload_stream_, product_done_, 0), "cudaStreamWaitEvent");
+      }
       if (prepared && prepared->compact[i]) {
         const ntt::ZeroOneVector& z = prepared->compact[i]->vector;
         auto* kinds = reinterpret_cast<uint32_t*>(compact_area);
@@ -365,12 +428,15 @@ class CudaBackend final : public ProverBackend {
   // their free (on the deallocation thread) holds the process's address-space lock, and a
   // thread's creation (its stack is mapped) waits for it (docs/perf-history.md, "Compact a/b/c").
   std::future<void> start_witness_upload(const r1cs::ProvingAssignment& pa, const ProofVectors& v) {
-    return std::async(std::launch::async, [this, &pa, aux = v.aux, inputs = v.inputs] {
+    return std::async(std::launch::async, [this, &pa, v] {
       set_device();
-      pool_.upload(aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), upload_stream_);
-      pool_.upload(inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
-      check(cudaStreamSynchronize(upload_stream_), "witness upload");
+      upload_witness(pa, v);
     });
+  }
+  void upload_witness(const r1cs::ProvingAssignment& pa, const ProofVectors& v) {
+    pool_.upload(v.aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), upload_stream_);
+    pool_.upload(v.inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
+    check(cudaStreamSynchronize(upload_stream_), "witness upload");
   }
 
   // H's MSM over its n - 1 coefficients in device memory. They are uniform field elements, so
@@ -383,44 +449,52 @@ class CudaBackend final : public ProverBackend {
     return msm::cuda::msm(*res.h, 0, n - 1, h, uniform);
   }
 
-  // As g1_msms_on_cpu, over the resident bases and the witness in device memory: a and b_g1
-  // hold inputs first, then aux.
-  static void g1_msms_on_gpu(const ResidentSet& res, const r1cs::ProvingAssignment& pa, const Fr* aux, const Fr* inputs,
-                             PendingProof& out, ProveTimings& t) {
+  // As g1_msms_on_cpu, over the bases (resident or streamed) and the witness in device memory:
+  // a and b_g1 hold inputs first, then aux. Each MSM group may grow the workspace, so each makes
+  // room and runs again when the device has none (with_room).
+  void g1_msms_on_gpu(const ResidentSet& res, const r1cs::ProvingAssignment& pa, const Fr* aux, const Fr* inputs,
+                      PendingProof& out, ProveTimings& t) {
     auto view = [](const r1cs::DensityTracker& d) { return msm::DensityView{d.words(), d.size()}; };
-    // One device-memory request and one launch site per MSM group (each may grow the workspace).
+    // One device-memory request and one launch site per MSM group.
     auto sites = [](std::string_view group) {
       inject_device_oom("cudaMalloc of the MSM workspace for ", group);
       inject_launch_error("MSM kernels of ", group);
     };
     auto t0 = Clock::now();
-    sites("L");
-    out.l = msm::cuda::msm(*res.l, 0, pa.num_aux(), aux);
+    out.l = with_room("L's MSM", [&] {
+      sites("L");
+      return msm::cuda::msm(*res.l, 0, pa.num_aux(), aux);
+    });
     t.msm_l += seconds_since(t0);
     t0 = Clock::now();
     const size_t a_aux = pa.a_aux_density().count_ones();
     if (res.a->size() != pa.num_inputs() + a_aux) throw std::invalid_argument("a query does not fit the circuit");
-    sites("A");
-    out.a_inputs = msm::cuda::msm(*res.a, 0, pa.num_inputs(), inputs);
-    out.a_aux = msm::cuda::msm_with_density(*res.a, pa.num_inputs(), aux, view(pa.a_aux_density()));
+    with_room("A's MSMs", [&] {
+      sites("A");
+      out.a_inputs = msm::cuda::msm(*res.a, 0, pa.num_inputs(), inputs);
+      out.a_aux = msm::cuda::msm_with_density(*res.a, pa.num_inputs(), aux, view(pa.a_aux_density()));
+    });
     t.msm_a = seconds_since(t0);
     t0 = Clock::now();
     const size_t b_in = pa.b_input_density().count_ones();
     if (res.b_g1->size() != b_in + pa.b_aux_density().count_ones()) {
       throw std::invalid_argument("b_g1 query does not fit the circuit");
     }
-    sites("B_G1");
-    out.b_g1_inputs = msm::cuda::msm_with_density(*res.b_g1, 0, inputs, view(pa.b_input_density()));
-    out.b_g1_aux = msm::cuda::msm_with_density(*res.b_g1, b_in, aux, view(pa.b_aux_density()));
+    with_room("B_G1's MSMs", [&] {
+      sites("B_G1");
+      out.b_g1_inputs = msm::cuda::msm_with_density(*res.b_g1, 0, inputs, view(pa.b_input_density()));
+      out.b_g1_aux = msm::cuda::msm_with_density(*res.b_g1, b_in, aux, view(pa.b_aux_density()));
+    });
     t.msm_b_g1 = seconds_since(t0);
     // B in G2 here too: the GPU G2 MSM beats the CPU tail 24-41x (docs/PERF.md), so
     // prove_finish is left with the assembly alone.
     t0 = Clock::now();
     if (res.b_g2->size() != res.b_g1->size()) throw std::invalid_argument("b_g2 query does not fit the circuit");
-    sites("B_G2");
-    ec::G2Jacobian b_g2 = msm::cuda::msm_with_density(*res.b_g2, 0, inputs, view(pa.b_input_density()));
-    b_g2 += msm::cuda::msm_with_density(*res.b_g2, b_in, aux, view(pa.b_aux_density()));
-    out.b_g2 = b_g2;
+    out.b_g2 = with_room("B_G2's MSMs", [&] {
+      sites("B_G2");
+      ec::G2Jacobian b_g2 = msm::cuda::msm_with_density(*res.b_g2, 0, inputs, view(pa.b_input_density()));
+      return b_g2 + msm::cuda::msm_with_density(*res.b_g2, b_in, aux, view(pa.b_aux_density()));
+    });
     t.msm_b_g2 = seconds_since(t0);
   }
 
@@ -436,6 +510,8 @@ class CudaBackend final : public ProverBackend {
   cudaStream_t stream_ = nullptr;
   cudaStream_t upload_stream_ = nullptr;  // a/b/c uploads, overlapping the NTTs on stream_
   cudaEvent_t uploaded_[3] = {};          // a, b, c landed on the device
+  cudaEvent_t product_done_ = nullptr;    // overlaid: a b is formed, c may go up over b
+  groth16::cuda::DeviceMemoryPlan plan_;  // the plan of the proof in progress
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;

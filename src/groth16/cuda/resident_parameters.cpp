@@ -12,57 +12,23 @@
 namespace cuzk::groth16::cuda {
 
 using cuzk::cuda::check;
+using msm::cuda::G1Bases;
+using msm::cuda::G2Bases;
 
-const ResidentSet& ResidentParameters::get(const Parameters& params, size_t buffers_held) {
-  auto it = sets_.find(&params);
-  if (it != sets_.end()) return it->second;
-  const HCopiesPlan copies = h_copies_for(params, buffers_held);
-  ResidentSet r;
-  r.pinned = std::make_unique<PinnedParameters>(params);
-  // The plan rests on one reading of the free memory (other processes allocate too): when
-  // the copies do not fit after all, H goes up plain.
-  if (copies.copies > 1) {
-    try {
-      r.h = msm::cuda::G1Bases::upload(device_, params.h, {.window_bits = copies.window_bits, .copies = copies.copies});
-      std::fprintf(stderr,
-                   "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
-                   "%.1f s\n",
-                   owner_.c_str(), r.h->copies(), params.h.size(), r.h->window_bits(), r.h->bucket_sets(),
-                   double(r.h->device_bytes()) / 1e9, (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
-    } catch (const std::runtime_error& e) {
-      cudaGetLastError();
-      std::fprintf(stderr, "cuzk: %s could not make %u copies of H's bases (%s); keeping them plain\n", owner_.c_str(),
-                   copies.copies, e.what());
-    }
-  }
-  if (!r.h) r.h = msm::cuda::G1Bases::upload(device_, params.h);
-  r.l = msm::cuda::G1Bases::upload(device_, params.l);
-  r.a = msm::cuda::G1Bases::upload(device_, params.a);
-  r.b_g1 = msm::cuda::G1Bases::upload(device_, params.b_g1);
-  r.b_g2 = msm::cuda::G2Bases::upload(device_, params.b_g2);
-  total_ += r.bytes();
-  return sets_.emplace(&params, std::move(r)).first->second;
+namespace {
+
+// The proofs a set's parameters make: domain n (H has n - 1 points), one L base per aux
+// variable, one verifying-key point per input.
+ProofShape shape_of(const Parameters& p) { return {std::bit_ceil(p.h.size() + 1), p.l.size(), p.vk.ic.size()}; }
+
+QueryBytes query_bytes(const Parameters& p) {
+  return {p.h.size() * sizeof(G1Affine), p.l.size() * sizeof(G1Affine), p.a.size() * sizeof(G1Affine),
+          p.b_g1.size() * sizeof(G1Affine), p.b_g2.size() * sizeof(G2Affine)};
 }
 
-void ResidentParameters::release(const Parameters& params) {
-  auto it = sets_.find(&params);
-  if (it == sets_.end()) return;
-  total_ -= it->second.bytes();
-  sets_.erase(it);
-}
+double gb(size_t bytes) { return double(bytes) / 1e9; }
 
-void ResidentParameters::clear() {
-  sets_.clear();
-  total_ = 0;
-}
-
-size_t ResidentParameters::working_bytes_to_come(const Parameters& params, size_t buffers_held) const {
-  size_t n = params.h.size() + 1;
-  for (const auto& [p, r] : sets_) n = std::max(n, p->h.size() + 1);
-  const size_t held = msm::cuda::workspace_bytes(device_) + buffers_held;
-  const size_t need = proof_working_bytes(std::bit_ceil(n));
-  return need > held ? need - held : 0;
-}
+}  // namespace
 
 size_t ResidentParameters::free_device_memory(size_t* total) const {
   size_t free_bytes = 0, total_bytes = 0;
@@ -76,29 +42,144 @@ size_t ResidentParameters::free_device_memory(size_t* total) const {
   return free_bytes;
 }
 
-HCopiesPlan ResidentParameters::h_copies_for(const Parameters& params, size_t buffers_held) {
-  if (params.h.empty() || options_.h_copies == 1) return {};
-  const size_t need = params.base_bytes() + working_bytes_to_come(params, buffers_held);
+DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t held, size_t others) const {
+  ProofShape shape = shape_of(params);
+  for (const auto& [p, r] : sets_) {
+    const ProofShape s = shape_of(*p);
+    shape = {std::max(shape.n, s.n), std::max(shape.aux, s.aux), std::max(shape.inputs, s.inputs)};
+  }
   size_t total = 0;
-  size_t free_bytes = free_device_memory(&total);
+  const size_t free_bytes = free_device_memory(&total);
+  // What cuzk holds on the device is the plan's to divide again.
+  const size_t ours = total_.load() + msm::cuda::workspace_bytes(device_) + held;
   const size_t margin = device_memory_margin(total);
-  if (free_bytes < need + margin && drop_h_copies()) free_bytes = free_device_memory();
-  if (free_bytes < need + margin) return {};
-  return plan_h_copies(params.h.size(), options_.h_copies, free_bytes - need - margin);
+  const size_t available = free_bytes + ours > margin ? free_bytes + ours - margin : 0;
+  return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies);
+}
+
+const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held) {
+  auto it = sets_.find(&params);
+  if (it != sets_.end()) {
+    if (it->second.generation == generation_ || !it->second.any_streamed()) return it->second;
+    total_ -= it->second.bytes();  // a set left since: place this one again, with the room it left
+    sets_.erase(it);
+  }
+  DeviceMemoryPlan plan = plan_for(params, held, total_.load());
+  // Other sets' copies, then their bases, give way to a set that would not fit or would stream.
+  if ((!plan.fits || plan.streamed_bytes) && drop_h_copies()) plan = plan_for(params, held, total_.load());
+  if (!plan.fits && total_.load()) {
+    stream_all();
+    plan = plan_for(params, held, 0);
+  }
+  if (!plan.fits) throw std::runtime_error(owner_ + ": " + plan.why);
+  ResidentSet r;
+  r.plan = plan;
+  r.generation = generation_;
+  r.pinned = std::make_unique<PinnedParameters>(params);
+  place(params, plan, r);
+  msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
+  set_plan(plan);
+  std::fprintf(stderr, "cuzk: %s device memory plan for a set of 2^%d (%.1f GB of bases): %s\n", owner_.c_str(),
+               std::countr_zero(shape_of(params).n), gb(params.base_bytes()), plan.summary().c_str());
+  total_ += r.bytes();
+  return sets_.insert_or_assign(&params, std::move(r)).first->second;
+}
+
+void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan& plan, ResidentSet& r) {
+  // The plan rests on one reading of the free memory (other processes allocate too): a resident
+  // upload that fails after all leaves those bases in host memory.
+  auto refused = [&](unsigned q, const std::runtime_error& e) {
+    cudaGetLastError();
+    std::fprintf(stderr, "cuzk: %s could not upload the %s bases (%s); streaming them\n", owner_.c_str(), query_name(q),
+                 e.what());
+  };
+  auto g1 = [&](const std::vector<G1Affine>& points, unsigned q) {
+    if (plan.resident[q]) {
+      try {
+        return G1Bases::upload(device_, points);
+      } catch (const std::runtime_error& e) {
+        refused(q, e);
+      }
+    }
+    return G1Bases::in_host_memory(device_, points);
+  };
+  const HCopiesPlan& copies = plan.h_copies;
+  if (plan.resident[kQueryH] && copies.copies > 1) {
+    try {
+      r.h = G1Bases::upload(device_, params.h, {.window_bits = copies.window_bits, .copies = copies.copies});
+      std::fprintf(stderr,
+                   "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
+                   "%.1f s\n",
+                   owner_.c_str(), r.h->copies(), params.h.size(), r.h->window_bits(), r.h->bucket_sets(),
+                   gb(r.h->device_bytes()), (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
+    } catch (const std::runtime_error& e) {
+      cudaGetLastError();
+      std::fprintf(stderr, "cuzk: %s could not make %u copies of H's bases (%s); keeping them plain\n", owner_.c_str(),
+                   copies.copies, e.what());
+    }
+  }
+  if (!r.h) r.h = g1(params.h, kQueryH);
+  r.l = g1(params.l, kQueryL);
+  r.a = g1(params.a, kQueryA);
+  r.b_g1 = g1(params.b_g1, kQueryBG1);
+  if (plan.resident[kQueryBG2]) {
+    try {
+      r.b_g2 = G2Bases::upload(device_, params.b_g2);
+    } catch (const std::runtime_error& e) {
+      refused(kQueryBG2, e);
+    }
+  }
+  if (!r.b_g2) r.b_g2 = G2Bases::in_host_memory(device_, params.b_g2);
+}
+
+void ResidentParameters::release(const Parameters& params) {
+  auto it = sets_.find(&params);
+  if (it == sets_.end()) return;
+  total_ -= it->second.bytes();
+  sets_.erase(it);
+  generation_++;
+}
+
+void ResidentParameters::clear() {
+  sets_.clear();
+  total_ = 0;
+}
+
+DeviceMemoryPlan ResidentParameters::plan() const {
+  std::lock_guard lock(plan_mutex_);
+  return plan_;
+}
+
+void ResidentParameters::set_plan(const DeviceMemoryPlan& plan) {
+  std::lock_guard lock(plan_mutex_);
+  plan_ = plan;
+}
+
+void ResidentParameters::stream_all() {
+  for (auto& [p, r] : sets_) {
+    if (!r.bytes()) continue;
+    r.h = G1Bases::in_host_memory(device_, p->h);
+    r.l = G1Bases::in_host_memory(device_, p->l);
+    r.a = G1Bases::in_host_memory(device_, p->a);
+    r.b_g1 = G1Bases::in_host_memory(device_, p->b_g1);
+    r.b_g2 = G2Bases::in_host_memory(device_, p->b_g2);
+    std::fprintf(stderr, "cuzk: %s streams the bases of a set of 2^%d from host memory now, for room\n", owner_.c_str(),
+                 std::countr_zero(shape_of(*p).n));
+  }
+  total_ = 0;
 }
 
 bool ResidentParameters::drop_h_copies() {
   bool dropped = false;
-  for (auto it = sets_.begin(); it != sets_.end(); ++it) {
-    auto& [p, r] = *it;
+  for (auto& [p, r] : sets_) {
     if (r.h->copies() <= 1) continue;
     total_ -= r.bytes();
     r.h.reset();  // first, so that the plain upload has the room
     try {
-      r.h = msm::cuda::G1Bases::upload(device_, p->h);
-    } catch (...) {
-      sets_.erase(it);
-      throw;
+      r.h = G1Bases::upload(device_, p->h);
+    } catch (const std::runtime_error&) {
+      cudaGetLastError();
+      r.h = G1Bases::in_host_memory(device_, p->h);
     }
     total_ += r.bytes();
     std::fprintf(stderr, "cuzk: %s dropped the precomputed copies of H's bases (%zu points) for room\n", owner_.c_str(),
@@ -106,6 +187,32 @@ bool ResidentParameters::drop_h_copies() {
     dropped = true;
   }
   return dropped;
+}
+
+std::string ResidentParameters::make_room(unsigned step) {
+  std::string freed;
+  const size_t before = total_.load() + msm::cuda::workspace_bytes(device_);
+  if (drop_h_copies()) freed = "the copies of H's bases";
+  if (step >= 1 && total_.load()) {
+    stream_all();
+    freed += std::string(freed.empty() ? "" : ", ") + "every set's resident bases (streamed now)";
+  }
+  if (step >= 1) {
+    const size_t limit = msm::cuda::workspace_limit(device_);
+    const size_t halved =
+        std::max(msm_workspace_floor(size_t(1) << 20), (limit ? limit : msm::cuda::workspace_bytes(device_)) / 2);
+    msm::cuda::set_workspace_limit(device_, halved);
+    freed += std::string(freed.empty() ? "" : ", ") + "half the MSM workspace's limit";
+  }
+  if (msm::cuda::workspace_bytes(device_)) {
+    msm::cuda::release_workspace(device_);
+    freed += std::string(freed.empty() ? "" : ", ") + "the MSM workspace";
+  }
+  const size_t after = total_.load() + msm::cuda::workspace_bytes(device_);
+  if (freed.empty()) return freed;
+  char bytes[48];
+  std::snprintf(bytes, sizeof(bytes), " (%.2f GB)", before > after ? gb(before - after) : 0.0);
+  return freed + bytes;
 }
 
 }  // namespace cuzk::groth16::cuda

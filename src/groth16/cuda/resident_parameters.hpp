@@ -1,11 +1,14 @@
-// The CUDA backend's parameter sets on its device: host memory pinned, bases resident, H's with
-// precomputed copies where the card's memory allows (device_memory_plan.hpp). Host code.
+// The CUDA backend's parameter sets on its device, placed by a device memory plan
+// (device_memory_plan.hpp): host memory pinned; each query's bases resident on the device where
+// the plan has room, else read from the pinned host memory by the MSMs chunk by chunk; H's with
+// precomputed copies where room is left over. Host code.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "groth16/backend.hpp"
@@ -16,56 +19,71 @@
 
 namespace cuzk::groth16::cuda {
 
-// One parameter set on the device: its host vectors pinned, its bases uploaded.
+// One parameter set on the device: its host vectors pinned, its bases resident or streamed.
 struct ResidentSet {
   std::unique_ptr<PinnedParameters> pinned;
   std::shared_ptr<msm::cuda::G1Bases> h, l, a, b_g1;
   std::shared_ptr<msm::cuda::G2Bases> b_g2;
+  DeviceMemoryPlan plan;    // the plan it was placed by
+  unsigned generation = 0;  // ResidentParameters' generation when it was placed
+  // Device bytes of its bases (0 for streamed ones).
   size_t bytes() const {
     return h->device_bytes() + l->device_bytes() + a->device_bytes() + b_g1->device_bytes() + b_g2->device_bytes();
   }
+  bool any_streamed() const {
+    return h->streamed() || l->streamed() || a->streamed() || b_g1->streamed() || b_g2->streamed();
+  }
 };
 
-// The resident sets of one device. Not thread-safe except bytes(): the backend calls it under
-// its lock, with the device current.
+// The sets of one device. Not thread-safe except bytes() and plan(): the backend calls the rest
+// under its lock, with the device current.
 class ResidentParameters {
  public:
   // owner names the backend in log lines ("cuda:0").
   ResidentParameters(int device, const CudaBackendOptions& options, std::string owner)
       : device_(device), options_(options), owner_(std::move(owner)) {}
 
-  // The set's bases, pinned and uploaded on first use; later proofs reuse them. H's get the
-  // copies that fit (h_copies_for); buffers_held: device bytes the backend keeps for proofs
-  // besides the MSM workspace (scratch, compact a/b/c, twiddles), counted in the working set.
-  const ResidentSet& get(const Parameters& params, size_t buffers_held);
+  // The set's bases, placed on first use by a plan for the sets on the device (logged; the MSM
+  // workspace's limit follows it); later proofs reuse them. held: device bytes the backend keeps
+  // for proofs (scratch, compact a/b/c, twiddles), which the plan divides anew. A set placed with
+  // streamed bases is placed again once another set has left the device. Throws
+  // std::runtime_error when the card cannot prove this set's domain at all (the plan's why).
+  const ResidentSet& get(const Parameters& params, size_t held);
   // Drops the set's bases and pins (nothing when it is not resident).
   void release(const Parameters& params);
   void clear();
   // Device bytes of the resident sets (read without the backend's lock).
   size_t bytes() const { return total_.load(); }
+  // The plan in force (the last set placed); fits is false before any.
+  DeviceMemoryPlan plan() const;
+  // After a device allocation failed although the plan allowed it (another process took memory):
+  // step 0 drops every set's copies of H and frees the MSM workspace; step 1 also streams every
+  // set's bases and halves the workspace's limit. What was freed, for the log; empty when nothing.
+  std::string make_room(unsigned step);
 
  private:
-  // Device bytes that proofs with the resident sets and `params` will still allocate: the
-  // working set at the largest domain (proof_working_bytes) less what the workspace and the
-  // backend's buffers already hold.
-  size_t working_bytes_to_come(const Parameters& params, size_t buffers_held) const;
-  // Free device memory as the copies' plan sees it: a card of options_.device_memory_bytes
-  // when that is set and smaller, whose use is the card's.
+  // Free device memory and the card's size as plans see them: a card of
+  // options_.device_memory_bytes when that is set and smaller, whose use is the card's.
   size_t free_device_memory(size_t* total = nullptr) const;
-  // The copies of params.h this set gets (options_.h_copies): the most whose extra memory fits
-  // in what the card has free after this set's plain bases, the working set to come and the
-  // margin. When not even the plain bases fit that way, the other sets' copies are dropped first.
-  HCopiesPlan h_copies_for(const Parameters& params, size_t buffers_held);
-  // Replaces every resident set's H copies by its plain bases (uploaded again from the pinned
-  // host memory: ~0.3 s at 2^27). True when any were dropped. A set whose plain upload fails is
-  // no longer resident (its next proof uploads it again) and the error goes to the caller.
+  // The plan for params beside the other resident sets (others), given what the backend holds.
+  DeviceMemoryPlan plan_for(const Parameters& params, size_t held, size_t others) const;
+  // Uploads params' bases as the plan places them into r (a resident upload that fails after all
+  // is streamed instead, and logged).
+  void place(const Parameters& params, const DeviceMemoryPlan& plan, ResidentSet& r);
+  // Every set's bases streamed (their device memory freed): room for a set that did not fit.
+  void stream_all();
+  // Replaces every resident set's H copies by its plain bases. True when any were dropped.
   bool drop_h_copies();
+  void set_plan(const DeviceMemoryPlan& plan);
 
   int device_;
   CudaBackendOptions options_;
   std::string owner_;
   std::map<const Parameters*, ResidentSet> sets_;
   std::atomic<size_t> total_{0};  // device bytes of sets_, kept under the backend's lock
+  unsigned generation_ = 0;       // sets that left: a set with streamed bases placed before is placed again
+  mutable std::mutex plan_mutex_;
+  DeviceMemoryPlan plan_;
 };
 
 }  // namespace cuzk::groth16::cuda

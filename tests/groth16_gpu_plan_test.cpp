@@ -1,0 +1,147 @@
+// The CUDA backend under its device memory plan (groth16/cuda/device_memory_plan.hpp), on cards
+// made small with CudaBackendOptions::device_memory_bytes: a plan that overlays the scratch and
+// streams most bases, one that streams half of them, and the whole card give the CPU backend's
+// PendingProof for the same r and s (so the same proof; groth16_gpu_test verifies the CUDA
+// backend's proofs); a second parameter set takes the room of the first one's copies of H.
+// Skipped cleanly when no CUDA device is present.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "circuits/synthetic.hpp"
+#include "groth16/backend.hpp"
+#include "groth16/cuda/device_memory_plan.hpp"
+#include "groth16/setup.hpp"
+#include "msm/cuda/msm.hpp"
+#include "r1cs/shape.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+class CudaBackendPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+  void TearDown() override {
+    if (cuda_device_count() == 0) return;
+    msm::cuda::set_workspace_limit(0, 0);  // the plans set it for the whole device
+    msm::cuda::release_workspace(0);
+  }
+};
+
+void expect_same(const PendingProof& x, const PendingProof& y, const std::string& what) {
+  EXPECT_EQ(x.h.to_affine(), y.h.to_affine()) << what;
+  EXPECT_EQ(x.l.to_affine(), y.l.to_affine()) << what;
+  EXPECT_EQ(x.a_inputs.to_affine(), y.a_inputs.to_affine()) << what;
+  EXPECT_EQ(x.a_aux.to_affine(), y.a_aux.to_affine()) << what;
+  EXPECT_EQ(x.b_g1_inputs.to_affine(), y.b_g1_inputs.to_affine()) << what;
+  EXPECT_EQ(x.b_g1_aux.to_affine(), y.b_g1_aux.to_affine()) << what;
+}
+
+// The card size that leaves the plan `available` bytes: what the process and others use now,
+// plus available, plus the 6% margin of the card it makes.
+size_t card_for(size_t available) {
+  msm::cuda::release_workspace(0);
+  size_t free_bytes = 0, total_bytes = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  return size_t(double(total_bytes - free_bytes + available) / 0.94) + 1;
+}
+
+cuda::QueryBytes query_bytes(const Parameters& p) {
+  return {p.h.size() * sizeof(G1Affine), p.l.size() * sizeof(G1Affine), p.a.size() * sizeof(G1Affine),
+          p.b_g1.size() * sizeof(G1Affine), p.b_g2.size() * sizeof(G2Affine)};
+}
+
+TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
+  const size_t n = size_t(1) << 19;
+  const circuits::SyntheticCircuit circuit(n - 40, 8, {}, test::run_seed());
+  const Parameters params = pseudo_random_parameters(synthesize(circuit), n, test::run_seed() + 3);
+  auto rng = test::make_rng();
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  auto pa_cpu = synthesize(circuit);
+  const PendingProof want = make_cpu_backend()->prove_start(params, pa_cpu, r, s);
+  const auto proof_cpu = encode_proof(prove_finish(params, pa_cpu, want));
+
+  // The plan's pieces at this shape, from a plan with room for everything. Cards get 40 MiB more
+  // than they need: loading the kernels takes some device memory after the card is measured.
+  const cuda::ProofShape shape{n, params.l.size(), params.vk.ic.size()};
+  const cuda::DeviceMemoryPlan roomy =
+      cuda::plan_device_memory(size_t(1) << 40, 0, shape, query_bytes(params), params.h.size(), 1);
+  const size_t overlaid_fixed = 32 * std::max(2 * n, shape.aux + shape.inputs) + roomy.twiddles + roomy.compact_abc;
+  const size_t floor = cuda::msm_workspace_floor(n), slack = size_t(40) << 20, bases = params.base_bytes();
+  ASSERT_GT(bases, 4 * slack) << "the test needs bases that outweigh the slack";
+  struct Card {
+    std::string name;
+    size_t available;                     // 0: the whole card
+    std::vector<std::string> has, lacks;  // in the plan's summary
+  };
+  const Card cards[] = {
+      {"overlaid, bases streamed", overlaid_fixed + floor + slack, {"overlaid", "streamed"}, {}},
+      {"half the bases streamed", overlaid_fixed + floor + slack + bases / 2, {"streamed"}, {}},
+      {"the whole card", 0, {"separate"}, {"streamed"}},
+  };
+  for (const Card& card : cards) {
+    SCOPED_TRACE(card.name);
+    auto gpu = make_cuda_backend(0, {.device_memory_bytes = card.available ? card_for(card.available) : 0});
+    for (int rep = 0; rep < 2; rep++) {  // the second proof reuses what the first placed
+      auto pa = synthesize(circuit);
+      const PendingProof got = gpu->prove_start(params, pa, r, s);
+      expect_same(got, want, card.name);
+      EXPECT_EQ(encode_proof(prove_finish(params, pa, got)), proof_cpu) << card.name;
+    }
+    const DeviceInfo info = gpu->device_info();
+    for (const std::string& word : card.has)
+      EXPECT_NE(info.memory_plan.find(word), std::string::npos) << info.memory_plan;
+    for (const std::string& word : card.lacks)
+      EXPECT_EQ(info.memory_plan.find(word), std::string::npos) << info.memory_plan;
+    EXPECT_FALSE(info.memory_plan_bytes.empty());
+  }
+}
+
+// Two parameter sets of one shape on a card with room for both sets' bases and a few copies of
+// H, not for the first set's copies beside the second set: the copies go (its plain H is
+// uploaded again), both sets stay resident, and both prove what a backend without copies proves.
+// Pseudo-random parameters: the check is the equality, not a verifier.
+TEST_F(CudaBackendPlanTest, CopiesGiveWayToAnotherSet) {
+  const size_t n = size_t(1) << 16;
+  const circuits::SyntheticCircuit circuit(n - 100, 8, {}, test::run_seed());
+  const auto shape = synthesize(circuit);
+  const Parameters first = pseudo_random_parameters(shape, n, test::run_seed() + 1);
+  const Parameters second = pseudo_random_parameters(shape, n, test::run_seed() + 2);
+  const size_t plain = first.base_bytes(), h_bytes = first.h.size() * sizeof(G1Affine);
+  const cuda::DeviceMemoryPlan roomy = cuda::plan_device_memory(
+      size_t(1) << 40, 0, {n, first.l.size(), first.vk.ic.size()}, query_bytes(first), first.h.size(), 0);
+  ASSERT_GT(roomy.h_copies.copies, 2u);
+  const size_t fixed = roomy.scratch + roomy.twiddles + roomy.compact_abc;
+  const size_t keep = std::max(cuda::msm_workspace_whole(n), cuda::msm_workspace_floor(n));
+  auto gpu = make_cuda_backend(0, {.device_memory_bytes = card_for(fixed + keep + 2 * plain + 2 * h_bytes)});
+
+  gpu->load_parameters(first);
+  const size_t alone = gpu->resident_bytes();
+  EXPECT_GT(alone, plain) << "the first set gets copies of H";
+  gpu->load_parameters(second);
+  const size_t both = gpu->resident_bytes();
+  EXPECT_GE(both, 2 * plain) << "both sets resident: " << gpu->device_info().memory_plan;
+  EXPECT_LT(both, plain + alone) << "the first set's copies were not dropped";
+
+  auto reference = make_cuda_backend(0, {.h_copies = 1});
+  for (const Parameters* params : {&first, &second}) {
+    const Fr r = Fr::from_u64(31), s = Fr::from_u64(37);
+    auto pa = synthesize(circuit);
+    auto pa_reference = pa;
+    expect_same(gpu->prove_start(*params, pa, r, s), reference->prove_start(*params, pa_reference, r, s), "set");
+  }
+  for (auto* backend : {gpu.get(), reference.get()}) {
+    backend->release_parameters(first);
+    backend->release_parameters(second);
+  }
+}
+
+}  // namespace
+}  // namespace cuzk::groth16

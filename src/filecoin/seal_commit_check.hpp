@@ -35,9 +35,14 @@ struct SealCommitIdentity {
   uint64_t sector_id = 0;
 };
 
+// Whether check_seal_commit_phase1 checks the structure first: an output read_seal_commit_phase1
+// returned has been (it validates as it reads), one built in code has not.
+enum class C1Structure { kCheck, kValidatedByReader };
+
 // Throws SealCommitCheckError at the first check that fails. Without an identity replica_id is
 // taken as given (it binds the labels, and the circuit's public input, so a wrong one fails the
 // labels' check unless the labels were made with it).
-void check_seal_commit_phase1(const SealCommitPhase1Output& c1, const std::optional<SealCommitIdentity>& identity = {});
+void check_seal_commit_phase1(const SealCommitPhase1Output& c1, const std::optional<SealCommitIdentity>& identity = {},
+                              C1Structure structure = C1Structure::kCheck);
 
 }  // namespace cuzk::filecoin

@@ -201,7 +201,8 @@ std::shared_ptr<const engine::ProofInput> make_porep_input(const PoRepRequest& r
   }
   try {
     filecoin::check_seal_commit_phase1(
-        c1, filecoin::SealCommitIdentity{filecoin::prover_id_from_actor_id(r.miner_id), r.sector_number});
+        c1, filecoin::SealCommitIdentity{filecoin::prover_id_from_actor_id(r.miner_id), r.sector_number},
+        filecoin::C1Structure::kValidatedByReader);
   } catch (const filecoin::SealCommitCheckError& e) {
     throw InvalidProofRequest(std::string(e.what()) + " (miner t0" + std::to_string(r.miner_id) + ", sector " +
                               std::to_string(r.sector_number) + ")");

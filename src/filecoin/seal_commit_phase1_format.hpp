@@ -1,0 +1,44 @@
+// The Commit1 output's JSON format as filecoin-proofs-api writes it: names and constants shared
+// by its reader (seal_commit_phase1_read.cpp), its check against the registered proof
+// (seal_commit_phase1_check.cpp) and its writer (seal_commit_phase1_write.cpp). Internal to them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "filecoin/seal_commit_phase1.hpp"
+
+namespace cuzk::filecoin::c1_format {
+
+// stacked/vanilla/proof.rs TOTAL_PARENTS, drgraph.rs BASE_DEGREE, stacked/vanilla/graph.rs
+// EXP_DEGREE: a labeling proof holds 37 parent labels, the node's 6 base parents (layer 1) or 6
+// base + 8 expander parents (later layers) repeated until 37 are filled.
+constexpr size_t kTotalParents = 37;
+constexpr size_t kBaseDegree = 6;
+constexpr size_t kExpDegree = 8;
+
+constexpr std::string_view kSizeNames[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
+// filecoin-proofs-api seal.rs VanillaSealProof, one variant per sector size.
+constexpr std::string_view kVariants[5] = {"StackedDrg2KiBV1", "StackedDrg8MiBV1", "StackedDrg512MiBV1",
+                                           "StackedDrg32GiBV1", "StackedDrg64GiBV1"};
+
+inline std::string_view kind_name(MerkleProof::Kind k) {
+  switch (k) {
+    case MerkleProof::Kind::kSingle:
+      return "Single";
+    case MerkleProof::Kind::kSub:
+      return "Sub";
+    default:
+      return "Top";
+  }
+}
+
+inline bool canonical(const Bytes32& b) {
+  Fr x;
+  return Fr::from_bytes_le(b.data(), x);
+}
+
+inline std::string idx(size_t i) { return "[" + std::to_string(i) + "]"; }
+
+}  // namespace cuzk::filecoin::c1_format

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "circuits/synthetic.hpp"
+#include "cuda/check.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/cuda/device_memory_plan.hpp"
 #include "groth16/setup.hpp"
@@ -28,6 +29,18 @@ TEST(CudaBackendTest, NoDeviceIsAnErrorNotACrash) {
     GTEST_SKIP() << "a device is present; checked only the out-of-range device";
   }
   EXPECT_THROW(make_cuda_backend(0), std::runtime_error);
+}
+
+// A CUDA failure names the call, the error and the file and line it came from (no device needed).
+TEST(CudaBackendTest, CudaErrorsNameTheirCallSite) {
+  try {
+    cuzk::cuda::check(cudaErrorMemoryAllocation, "cudaMalloc of a probe");
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("CUDA: cudaMalloc of a probe: cudaErrorMemoryAllocation: "), std::string::npos) << what;
+    EXPECT_NE(what.find("(groth16_gpu_test.cpp:"), std::string::npos) << what;
+  }
 }
 
 TEST(CudaBackendTest, CpuBackendReportsNoDevice) {

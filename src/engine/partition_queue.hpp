@@ -1,6 +1,7 @@
 // A priority queue of partition work items ordered by (priority desc, job sequence, partition
 // index), so the oldest job's lowest partition goes first and a higher priority overtakes.
-// Used twice: for the work waiting for admission, and as the bounded GPU queue.
+// Used four times: the work waiting for admission, the urgent jobs' work (their own synthesis
+// worker), the bounded GPU queue and the finalizer queue.
 #pragma once
 
 #include <condition_variable>

@@ -1,8 +1,8 @@
 // The stages of a partition's way through the engine, declared once. Each stage's name is what
 // the logs, the status document (a partition's "stage"), the metrics' `stage` label and the
 // timeline call it; the table also says which file runs it, what the partition holds there,
-// which worker runs it (threads and timeline tracks are named "<worker>-N") and which phase
-// histogram times it. docs/ARCHITECTURE.md ("Engine") prints the same table.
+// which worker runs it (threads and timeline tracks are named "<worker>-N", and the urgent jobs'
+// synthesis worker "urgent-synth") and which phase histogram times it. docs/ARCHITECTURE.md ("Engine") prints the same table.
 #pragma once
 
 #include <array>

@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cli/client_commands.hpp"
+#include "cli/client.hpp"
+#include "cli/client_channel.hpp"
 #include "cli/daemon_dispatch.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/filecoin_commands.hpp"
 #include "server/address.hpp"
 
 namespace {

@@ -8,6 +8,9 @@
 // expires; resume_from_spool() brings a restarted daemon's jobs back. A request repeating the id of
 // a job still tracked (running, or ended and not collected) attaches to that job when it is the
 // same request, and is refused (ALREADY_EXISTS) when it is another.
+//
+// Defined in three files by job: service_handlers.cpp (the RPC handlers), service_job_book.cpp
+// (the jobs accepted and not yet delivered) and service_spool.cpp (recording results, resuming).
 #pragma once
 
 #include <atomic>

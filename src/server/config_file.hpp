@@ -35,7 +35,6 @@ void load_config_text(const std::string& text, const std::string& source_name, D
                       std::vector<ConfigNote>* notes = nullptr);
 // Settings out of their bounds (settings.hpp) or that make no sense together (a job larger than
 // the queue): throws ConfigError naming the setting, its flag and why.
-inline constexpr uint64_t kMinRequestBytes = 4096, kMaxRequestBytes = (uint64_t(1) << 31) - 1;
 void validate_config(const DaemonConfig& cfg);
 // The effective configuration as a TOML document that load_config_text reads back equal, each
 // setting with its help as a comment; ConfigError for a value no TOML file can hold (a path that

@@ -1,6 +1,6 @@
 // Everything cuzk-daemon can be told: the engine's settings plus the daemon's own. Filled from
 // the TOML file (config_file.hpp), then from the command line, which wins; every setting is
-// declared once, in settings.cpp.
+// declared once, in the settings table (settings.hpp).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// Every setting of cuzk-daemon, declared once (settings.cpp): its TOML table and key, its flag,
+// Every setting of cuzk-daemon, declared once (the table: settings_daemon.cpp, settings_engine.cpp,
+// settings_srs.cpp, written with setting_builders.hpp): its TOML table and key, its flag,
 // type, bounds and help; its default is DaemonConfig's. The TOML reader and writer
 // (config_file.cpp), the command line (cli/daemon_main.cpp), validation and the README's list
 // (cuzk-daemon --print-settings) are all made from this table, so they cannot disagree.

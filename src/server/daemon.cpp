@@ -30,6 +30,7 @@
 #include "filecoin/parameter_files.hpp"
 #include "kinds/filecoin_kinds.hpp"
 #include "server/address.hpp"
+#include "server/daemon_listeners.hpp"
 #include "server/http_status.hpp"
 #include "server/journal.hpp"
 #include "server/platform_dirs.hpp"
@@ -362,7 +363,46 @@ std::shared_ptr<grpc::ServerCredentials> listener_credentials(const DaemonConfig
   return grpc::InsecureServerCredentials();
 }
 
+// The journal of accepted jobs in daemon.spool_dir; null when the spool is off.
+std::unique_ptr<Journal> open_spool(const DaemonConfig& config) {
+  std::string spool = resolve_spool_dir(config.spool_dir, config.engine.param_cache_dir);
+  if (spool.empty()) {
+    spdlog::warn(
+        "daemon.spool_dir is off: accepted jobs are not journaled and are lost if the daemon stops or crashes");
+    return nullptr;
+  }
+  std::unique_ptr<Journal> journal;
+  try {
+    journal = std::make_unique<Journal>(spool);
+  } catch (const JournalError& e) {
+    throw StartupError(std::string("daemon.spool_dir (--spool-dir): ") + e.what());
+  }
+  spdlog::info("accepted jobs are journaled in {}", spool);
+  return journal;
+}
+
 }  // namespace
+
+void Daemon::finish_or_cancel(engine::Engine& engine) {
+  bool cancel = config_.shutdown_mode == ShutdownMode::kCancel;
+  if (!cancel) {
+    auto start = Clock::now();
+    auto timeout = std::chrono::duration<double>(config_.shutdown_timeout_seconds);
+    size_t active = engine.snapshot().jobs_active;
+    if (active > 0) {
+      spdlog::info("shutting down: finishing {} proof(s) in flight (up to {} s; signal again to cancel them)", active,
+                   config_.shutdown_timeout_seconds);
+    }
+    std::unique_lock lock(mutex_);
+    while ((active = engine.snapshot().jobs_active) > 0 && !force_ &&
+           (config_.shutdown_timeout_seconds == 0 || Clock::now() - start < timeout)) {
+      cv_.wait_for(lock, std::chrono::milliseconds(200));
+    }
+    cancel = active > 0;
+  }
+  if (cancel) spdlog::info("shutting down: cancelling {} proof(s) in flight", engine.snapshot().jobs_active);
+  engine.shutdown(cancel);
+}
 
 void Daemon::run() {
   resolve_default_dirs(config_);  // "auto" directories: absolute, whatever the working directory
@@ -391,18 +431,7 @@ void Daemon::run() {
   if (addr.is_unix) prepare_socket_path(addr.path);
 
   // The spool, after the socket's lock (a second daemon on the same socket is refused for that).
-  std::unique_ptr<Journal> journal;
-  if (std::string spool = resolve_spool_dir(config_.spool_dir, config_.engine.param_cache_dir); spool.empty()) {
-    spdlog::warn(
-        "daemon.spool_dir is off: accepted jobs are not journaled and are lost if the daemon stops or crashes");
-  } else {
-    try {
-      journal = std::make_unique<Journal>(spool);
-    } catch (const JournalError& e) {
-      throw StartupError(std::string("daemon.spool_dir (--spool-dir): ") + e.what());
-    }
-    spdlog::info("accepted jobs are journaled in {}", spool);
-  }
+  std::unique_ptr<Journal> journal = open_spool(config_);
 
   ProvingService service(*engine, config_, journal.get());
   // Before serving: the jobs of the previous run first, in their order.
@@ -427,39 +456,33 @@ void Daemon::run() {
   if (!server || (!addr.is_unix && tcp_port == 0)) {
     throw StartupError("cannot listen on " + addr.to_string() + " (gRPC's reason is logged above)");
   }
-  struct stat bound {};
+  // From here on, however run() ends, the listeners stop in one order (daemon_listeners.hpp).
+  DaemonListeners listeners(std::move(server), addr);
   if (addr.is_unix) {
+    struct stat bound {};
     if (lstat(addr.path.c_str(), &bound) != 0 || chmod(addr.path.c_str(), config_.socket_mode) != 0) {
-      std::string why = std::strerror(errno);
-      server->Shutdown();
       throw StartupError("cannot set mode " + format_socket_mode(config_.socket_mode) + " on " + addr.path + ": " +
-                         why);
+                         std::strerror(errno));
     }
+    listeners.remember_socket(bound);
   }
   ListenAddress bound_addr = addr;
   if (!addr.is_unix) bound_addr.port = uint16_t(tcp_port);
   service.set_listener({bound_addr.to_string(), tls, tls && !config_.tls_client_ca.empty(), insecure});
 
-  std::unique_ptr<HttpStatusServer> http;
   if (status_addr) {
     try {
-      http = std::make_unique<HttpStatusServer>(
+      listeners.set_http(std::make_unique<HttpStatusServer>(
           status_addr->host, status_addr->port,
           HttpStatusServer::Handlers{[&] { return service.status_json(); }, [&] { return service.metrics_text(); },
-                                     [&] { return service.draining(); }});
+                                     [&] { return service.draining(); }}));
     } catch (const std::exception& e) {
-      server->Shutdown();
       throw StartupError(e.what());
     }
   }
+  HttpStatusServer* http = listeners.http();
   if (!config_.ready_file.empty()) {
-    try {
-      write_ready_file(config_.ready_file, bound_addr.grpc_target(), http ? http->port() : 0);
-    } catch (const StartupError&) {
-      if (http) http->stop();
-      server->Shutdown();
-      throw;
-    }
+    write_ready_file(config_.ready_file, bound_addr.grpc_target(), http ? http->port() : 0);
   }
   spdlog::info("cuzk-daemon listening on {}{} (max request {}){}", bound_addr.to_string(),
                tls ? (config_.tls_client_ca.empty() ? " with TLS" : " with TLS, client certificates required")
@@ -490,41 +513,9 @@ void Daemon::run() {
   // 1. No new proofs from here on (calls get UNAVAILABLE); status calls keep working.
   service.begin_drain();
   // 2. Finish or cancel what was accepted.
-  bool cancel = config_.shutdown_mode == ShutdownMode::kCancel;
-  if (!cancel) {
-    auto start = Clock::now();
-    auto timeout = std::chrono::duration<double>(config_.shutdown_timeout_seconds);
-    size_t active = engine->snapshot().jobs_active;
-    if (active > 0) {
-      spdlog::info("shutting down: finishing {} proof(s) in flight (up to {} s; signal again to cancel them)", active,
-                   config_.shutdown_timeout_seconds);
-    }
-    lock.lock();
-    while ((active = engine->snapshot().jobs_active) > 0 && !force_ &&
-           (config_.shutdown_timeout_seconds == 0 || Clock::now() - start < timeout)) {
-      cv_.wait_for(lock, std::chrono::milliseconds(200));
-    }
-    cancel = active > 0;
-    lock.unlock();
-  }
-  if (cancel) spdlog::info("shutting down: cancelling {} proof(s) in flight", engine->snapshot().jobs_active);
-  engine->shutdown(cancel);
-  // 3. Waiting calls see their jobs ended and return within a wait slice; after 2 s the rest are
-  // cut off (this also bounds the wait for idle client connections to acknowledge the close).
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  server->Wait();
-  spdlog::debug("gRPC server stopped");
-  if (http) http->stop();
-  spdlog::debug("HTTP status port stopped");
-  if (addr.is_unix) {
-    struct stat st {};
-    // Only our own socket: another daemon may have replaced it since (after we lost it).
-    if (lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == bound.st_dev &&
-        st.st_ino == bound.st_ino) {
-      unlink(addr.path.c_str());
-    }
-  }
-  server.reset();
+  finish_or_cancel(*engine);
+  // 3. The listeners, as on every way out of run(): waiting calls see their jobs ended.
+  listeners.close();
   service.close_journal();  // the results of the last jobs, while the engine still holds them
   engine.reset();
   release_socket_lock();

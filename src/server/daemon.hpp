@@ -9,6 +9,10 @@
 
 #include "server/daemon_config.hpp"
 
+namespace cuzk::engine {
+class Engine;
+}
+
 namespace cuzk::server {
 
 // The daemon could not start (engine configuration, listen address); what() says what to fix.
@@ -37,6 +41,10 @@ class Daemon {
 
   // Removes <socket>.lock while still holding it, when the file there is still ours.
   void release_socket_lock();
+
+  // In finish mode waits for the proofs in flight (up to shutdown_timeout_seconds, or until a
+  // second signal); then shuts the engine down, cancelling what is left.
+  void finish_or_cancel(engine::Engine& engine);
 
   DaemonConfig config_;
   std::mutex mutex_;

@@ -21,7 +21,7 @@ threaded_targets=(engine_test engine_params_test server_unit_test daemon_test jo
 # registered whether built or not, so every one is built in the ASan build).
 parser_targets=(settings_test kinds_test)
 fuzz_targets=(proof_decode g1_g2_decode size_parse address_parse toml_config param_file post_vanilla_bincode
-  snap_vanilla_bincode commit1_json submit_request snarkjs_files)
+  snap_vanilla_bincode commit1_json submit_request snarkjs_files journal_entry commitment_cid)
 for f in "${fuzz_targets[@]}"; do
   parser_targets+=("fuzz_${f}_replay")
 done

@@ -2,7 +2,8 @@
 // the logs, the status document (a partition's "stage"), the metrics' `stage` label and the
 // timeline call it; the table also says which file runs it, what the partition holds there,
 // which worker runs it (threads and timeline tracks are named "<worker>-N", and the urgent jobs'
-// synthesis worker "urgent-synth") and which phase histogram times it. docs/ARCHITECTURE.md ("Engine") prints the same table.
+// synthesis worker "urgent-synth") and which phase histogram times it. docs/ARCHITECTURE.md ("Engine") prints the same
+// table.
 #pragma once
 
 #include <array>

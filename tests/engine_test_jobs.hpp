@@ -1,5 +1,6 @@
-// Shared by the engine's tests (engine_test, engine_gpu_faults_test): a synthetic job, waiting for
-// a job's end, and the check that an idle engine holds nothing beyond its resident parameters.
+// Shared by the engine's tests (engine_test, engine_gpu_faults_test): a small CPU engine's
+// configuration, a synthetic job, waiting for a job's end, and the check that an idle engine holds
+// nothing beyond its resident parameters.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,17 @@
 #include "engine/engine.hpp"
 
 namespace cuzk::engine {
+
+// The CPU backend, a 256 MiB budget, two synthesis workers, parameters cached in `cache`.
+inline EngineConfig cpu_test_config(const std::string& cache) {
+  EngineConfig c;
+  c.budget_bytes = uint64_t(256) << 20;
+  c.backend = BackendKind::kCpu;
+  c.synthesis_workers = 2;
+  c.param_cache_dir = cache;
+  c.log_events = false;
+  return c;
+}
 
 inline JobRequest synthetic_job(uint64_t constraints, size_t partitions, int priority = 0, uint64_t seed = 1,
                                 std::string id = {}) {

@@ -15,6 +15,7 @@
 #include "circuits/synthetic.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/cuda/device_memory_plan.hpp"
+#include "groth16/cuda/resident_parameters.hpp"
 #include "groth16/setup.hpp"
 #include "msm/cuda/msm.hpp"
 #include "r1cs/shape.hpp"
@@ -53,11 +54,6 @@ size_t card_for(size_t available) {
   return size_t(double(total_bytes - free_bytes + available) / 0.94) + 1;
 }
 
-cuda::QueryBytes query_bytes(const Parameters& p) {
-  return {p.h.size() * sizeof(G1Affine), p.l.size() * sizeof(G1Affine), p.a.size() * sizeof(G1Affine),
-          p.b_g1.size() * sizeof(G1Affine), p.b_g2.size() * sizeof(G2Affine)};
-}
-
 TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
   const size_t n = size_t(1) << 19;
   const circuits::SyntheticCircuit circuit(n - 40, 8, {}, test::run_seed());
@@ -70,9 +66,9 @@ TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
 
   // The plan's pieces at this shape, from a plan with room for everything. Cards get 40 MiB more
   // than they need: loading the kernels takes some device memory after the card is measured.
-  const cuda::ProofShape shape{n, params.l.size(), params.vk.ic.size()};
+  const cuda::ProofShape shape = cuda::proof_shape(params);
   const cuda::DeviceMemoryPlan roomy =
-      cuda::plan_device_memory(size_t(1) << 40, 0, shape, query_bytes(params), params.h.size(), 1);
+      cuda::plan_device_memory(size_t(1) << 40, 0, shape, cuda::query_bytes(params), params.h.size(), 1);
   const size_t overlaid_fixed = 32 * std::max(2 * n, shape.aux + shape.inputs) + roomy.twiddles + roomy.compact_abc;
   const size_t floor = cuda::msm_workspace_floor(n), slack = size_t(40) << 20, bases = params.base_bytes();
   ASSERT_GT(bases, 4 * slack) << "the test needs bases that outweigh the slack";
@@ -115,8 +111,8 @@ TEST_F(CudaBackendPlanTest, CopiesGiveWayToAnotherSet) {
   const Parameters first = pseudo_random_parameters(shape, n, test::run_seed() + 1);
   const Parameters second = pseudo_random_parameters(shape, n, test::run_seed() + 2);
   const size_t plain = first.base_bytes(), h_bytes = first.h.size() * sizeof(G1Affine);
-  const cuda::DeviceMemoryPlan roomy = cuda::plan_device_memory(
-      size_t(1) << 40, 0, {n, first.l.size(), first.vk.ic.size()}, query_bytes(first), first.h.size(), 0);
+  const cuda::DeviceMemoryPlan roomy = cuda::plan_device_memory(size_t(1) << 40, 0, cuda::proof_shape(first),
+                                                                cuda::query_bytes(first), first.h.size(), 0);
   ASSERT_GT(roomy.h_copies.copies, 2u);
   const size_t fixed = roomy.scratch + roomy.twiddles + roomy.compact_abc;
   const size_t keep = std::max(cuda::msm_workspace_whole(n), cuda::msm_workspace_floor(n));

@@ -15,16 +15,14 @@ using cuzk::cuda::check;
 using msm::cuda::G1Bases;
 using msm::cuda::G2Bases;
 
-namespace {
-
-// The proofs a set's parameters make: domain n (H has n - 1 points), one L base per aux
-// variable, one verifying-key point per input.
-ProofShape shape_of(const Parameters& p) { return {std::bit_ceil(p.h.size() + 1), p.l.size(), p.vk.ic.size()}; }
+ProofShape proof_shape(const Parameters& p) { return {std::bit_ceil(p.h.size() + 1), p.l.size(), p.vk.ic.size()}; }
 
 QueryBytes query_bytes(const Parameters& p) {
   return {p.h.size() * sizeof(G1Affine), p.l.size() * sizeof(G1Affine), p.a.size() * sizeof(G1Affine),
           p.b_g1.size() * sizeof(G1Affine), p.b_g2.size() * sizeof(G2Affine)};
 }
+
+namespace {
 
 double gb(size_t bytes) { return double(bytes) / 1e9; }
 
@@ -43,9 +41,9 @@ size_t ResidentParameters::free_device_memory(size_t* total) const {
 }
 
 DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t held, size_t others) const {
-  ProofShape shape = shape_of(params);
+  ProofShape shape = proof_shape(params);
   for (const auto& [p, r] : sets_) {
-    const ProofShape s = shape_of(*p);
+    const ProofShape s = proof_shape(*p);
     shape = {std::max(shape.n, s.n), std::max(shape.aux, s.aux), std::max(shape.inputs, s.inputs)};
   }
   size_t total = 0;
@@ -73,14 +71,13 @@ const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held
   }
   if (!plan.fits) throw std::runtime_error(owner_ + ": " + plan.why);
   ResidentSet r;
-  r.plan = plan;
   r.generation = generation_;
   r.pinned = std::make_unique<PinnedParameters>(params);
   place(params, plan, r);
   msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
   set_plan(plan);
   std::fprintf(stderr, "cuzk: %s device memory plan for a set of 2^%d (%.1f GB of bases): %s\n", owner_.c_str(),
-               std::countr_zero(shape_of(params).n), gb(params.base_bytes()), plan.summary().c_str());
+               std::countr_zero(proof_shape(params).n), gb(params.base_bytes()), plan.summary().c_str());
   total_ += r.bytes();
   return sets_.insert_or_assign(&params, std::move(r)).first->second;
 }
@@ -164,7 +161,7 @@ void ResidentParameters::stream_all() {
     r.b_g1 = G1Bases::in_host_memory(device_, p->b_g1);
     r.b_g2 = G2Bases::in_host_memory(device_, p->b_g2);
     std::fprintf(stderr, "cuzk: %s streams the bases of a set of 2^%d from host memory now, for room\n", owner_.c_str(),
-                 std::countr_zero(shape_of(*p).n));
+                 std::countr_zero(proof_shape(*p).n));
   }
   total_ = 0;
 }

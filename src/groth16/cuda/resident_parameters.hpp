@@ -19,12 +19,16 @@
 
 namespace cuzk::groth16::cuda {
 
+// What a plan needs of a parameter set: the proofs it makes (domain n, H having n - 1 points;
+// one L base per aux variable; one verifying-key point per input) and its queries' device bytes.
+ProofShape proof_shape(const Parameters& p);
+QueryBytes query_bytes(const Parameters& p);
+
 // One parameter set on the device: its host vectors pinned, its bases resident or streamed.
 struct ResidentSet {
   std::unique_ptr<PinnedParameters> pinned;
   std::shared_ptr<msm::cuda::G1Bases> h, l, a, b_g1;
   std::shared_ptr<msm::cuda::G2Bases> b_g2;
-  DeviceMemoryPlan plan;    // the plan it was placed by
   unsigned generation = 0;  // ResidentParameters' generation when it was placed
   // Device bytes of its bases (0 for streamed ones).
   size_t bytes() const {

@@ -142,6 +142,7 @@ size_t choose_chunk(Workspace& ws, const Bases<Curve>& bases, const MsmOptions& 
     }
   };
   const size_t beside = largest(true);
+  if (beside >= count) return beside;  // the whole MSM fits: nothing to gain by freeing (the steady state)
   const size_t alone = largest(false);
   if (alone <= 2 * beside) return beside;
   check(cudaStreamSynchronize(ws.copy_stream), "MSM workspace");

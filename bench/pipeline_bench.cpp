@@ -30,6 +30,7 @@
 #include "groth16/setup.hpp"
 #include "kinds/filecoin_kinds.hpp"
 #include "r1cs/proving_assignment.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::bench {
 namespace {
@@ -37,7 +38,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Inputs = std::vector<std::shared_ptr<const engine::ProofInput>>;
 double gib(int64_t b) { return double(b) / double(int64_t(1) << 30); }
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // --urgent: WinningPoSt latencies (submission to proof), alone and during the run.
 struct UrgentRow {

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "bench/commands.hpp"
+#include "bench/timing.hpp"
 #include "ff/os_rng.hpp"
 #include "filecoin/challenges.hpp"
 #include "filecoin/graph.hpp"
@@ -41,6 +42,7 @@
 #include "groth16/verifier.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::bench {
 namespace {
@@ -49,14 +51,6 @@ using Clock = std::chrono::steady_clock;
 using filecoin::SealCommitPhase1Output;
 using filecoin::SealProofInfo;
 using filecoin::StackedCircuit;
-
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-double peak_rss_gib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / (1024.0 * 1024.0);
-}
 
 int porep_info(const SealProofInfo& info) {
   std::printf("proof            %s (id %llu, porep_id %02x..., API %s)\n", std::string(info.name).c_str(),
@@ -84,7 +78,7 @@ int porep_info(const SealProofInfo& info) {
               proved.constraints, proved.inputs, proved.aux, (unsigned long long)proved.a, (unsigned long long)proved.b,
               (unsigned long long)proved.c);
   std::printf("\ndomain 2^%d; counted in %.1f s; terms of one variable cancelling in a combination: %llu\n",
-              std::countr_zero(domain), since(t), (unsigned long long)proved.cancelled);
+              std::countr_zero(domain), seconds_since(t), (unsigned long long)proved.cancelled);
   const auto id = filecoin::porep_parameter_id(info);
   const auto published = filecoin::find_parameter_file(id.params_name());
   std::printf("parameters       %s (%s in %s)\n", id.params_name().c_str(), published ? "present" : "absent",
@@ -115,7 +109,7 @@ void check_abc(const r1cs::ProvingAssignment& pa, size_t k) {
                              " is not satisfied (a * b != c)");
   }
   std::fprintf(stderr, "porep: partition %zu: a * b = c holds for all %zu constraints (checked in %.2f s)\n", k, n,
-               since(t));
+               seconds_since(t));
 }
 
 // --synth-only: each partition synthesized `reps` times on all threads, then once with one thread.
@@ -135,7 +129,7 @@ int porep_synth(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
       for (unsigned rep = 0; rep < std::max(1u, a.reps); rep++) {
         auto t = Clock::now();
         r1cs::ProvingAssignment pa = groth16::synthesize(circuit);
-        const double s = since(t);
+        const double s = seconds_since(t);
         if (a.check && rep == 0 && threads == all) check_abc(pa, k);
         std::printf("| %zu | %zu | %u | %.2f | %.2f M | %.2f M | %.2f | %.2f |\n", k, pa.num_constraints(), threads, s,
                     double(pa.num_constraints()) / s / 1e6, double(pa.num_constraints()) / s / 1e6 / threads,
@@ -166,7 +160,7 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
     opts.check_points = false;
     loaded = filecoin::load_porep_parameters(info, opts);
     params = &loaded->params;
-    params_s = since(t);
+    params_s = seconds_since(t);
   }
   const filecoin::StackedBucketGraph graph(info);
   filecoin::Bytes32 replica_id;
@@ -189,7 +183,7 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
   for (size_t k : partitions) {
     auto t0 = Clock::now();
     r1cs::ProvingAssignment pa = groth16::synthesize(StackedCircuit::from_commit_phase1(c1, k));
-    const double synth = since(t0);
+    const double synth = seconds_since(t0);
     const size_t constraints = pa.num_constraints();
     if (a.pseudo_params && !params) {
       size_t n = 1;
@@ -201,17 +195,17 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
     auto t1 = Clock::now();
     backend->prepare_assignment(pa);
     auto pending = backend->prove_start(*params, pa, ff::Fr::random(rng), ff::Fr::random(rng));
-    const double start = since(t1);
+    const double start = seconds_since(t1);
     auto t2 = Clock::now();
     const auto proof = groth16::prove_finish(*params, pa, pending);
-    const double finish = since(t2);
+    const double finish = seconds_since(t2);
     const char* verified = "n/a";
     double verify_ms = 0;
     if (!a.pseudo_params) {
       auto t3 = Clock::now();
       const auto inputs = filecoin::porep_public_inputs(info, graph, replica_id, c1.comm_d, c1.comm_r, c1.seed, k);
       const bool ok = groth16::verify_proof(*vk, proof, inputs);
-      verify_ms = since(t3) * 1e3;
+      verify_ms = seconds_since(t3) * 1e3;
       verified = ok ? "yes" : "NO";
       all_ok = all_ok && ok;
     }
@@ -245,7 +239,7 @@ filecoin::TestSector make_test_sector(const PorepBenchArgs& a) {
   filecoin::TestSector s = filecoin::generate_test_sector(info, opts);
   std::fprintf(stderr, "porep: generated a %s test sector of %s (miner t0%llu, sector %llu) in %.2f s\n",
                s.sparse ? "SPARSE (challenged nodes and parents only)" : "fully sealed", std::string(info.name).c_str(),
-               (unsigned long long)opts.miner_actor_id, (unsigned long long)opts.sector_id, since(t));
+               (unsigned long long)opts.miner_actor_id, (unsigned long long)opts.sector_id, seconds_since(t));
   return s;
 }
 
@@ -287,7 +281,7 @@ int run_porep_bench(const PorepBenchArgs& a) {
     if (!a.c1.empty()) {
       auto t = Clock::now();
       c1 = filecoin::read_seal_commit_phase1_file(a.c1);
-      std::fprintf(stderr, "porep: %s read in %.2f s\n", a.c1.c_str(), since(t));
+      std::fprintf(stderr, "porep: %s read in %.2f s\n", a.c1.c_str(), seconds_since(t));
       if (a.miner) identity = filecoin::SealCommitIdentity{filecoin::prover_id_from_actor_id(*a.miner), a.sector};
     } else {
       filecoin::TestSector s = make_test_sector(a);
@@ -304,7 +298,7 @@ int run_porep_bench(const PorepBenchArgs& a) {
     auto t = Clock::now();
     filecoin::check_seal_commit_phase1(c1, identity);
     std::fprintf(
-        stderr, "porep: checked in %.2f s%s\n", since(t),
+        stderr, "porep: checked in %.2f s%s\n", seconds_since(t),
         identity ? " (replica_id recomputed from the miner and sector)" : " (no --miner: replica_id as given)");
     return a.synth_only ? porep_synth(c1, a) : porep_prove(c1, a);
   } catch (const std::exception& e) {

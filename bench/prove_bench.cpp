@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "bench/commands.hpp"
+#include "bench/timing.hpp"
 #include "circuits/synthetic.hpp"
 #include "ff/os_rng.hpp"
 #include "groth16/backend.hpp"
@@ -21,19 +22,12 @@
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
 #include "r1cs/shape.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-double peak_rss_gib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB
-}
-
 std::string params_path(const ProveBenchArgs& a) {
   return (std::filesystem::path(a.params_dir) /
           ("synthetic-" + std::to_string(a.constraints) + "-" + std::to_string(a.public_inputs) + "-seed" +
@@ -51,13 +45,13 @@ groth16::Parameters load_or_setup(const ProveBenchArgs& a, double* setup_s, doub
   if (std::filesystem::exists(path)) {
     auto t = Clock::now();
     auto p = groth16::ParameterFile::open(path).decode(groth16::ReadMode::kUnchecked);
-    *load_s = since(t);
+    *load_s = seconds_since(t);
     return p;
   }
   std::fprintf(stderr, "setup: no cached parameters at %s, running the setup (random toxic waste)...\n", path.c_str());
   auto t = Clock::now();
   auto p = groth16::generate_parameters(make_circuit(a), groth16::ToxicWaste::random());
-  *setup_s = since(t);
+  *setup_s = seconds_since(t);
   std::filesystem::create_directories(a.params_dir);
   groth16::write_parameters(p, path);
   return p;
@@ -106,10 +100,10 @@ int run_prove_bench(const ProveBenchArgs& a) {
   if (a.pseudo_params) {
     auto t = Clock::now();
     witness.emplace(groth16::synthesize(circuit));
-    first_synth = since(t);
+    first_synth = seconds_since(t);
     t = Clock::now();
     params = groth16::pseudo_random_parameters(*witness, domain_size(witness->num_constraints()), a.seed);
-    setup_s = since(t);
+    setup_s = seconds_since(t);
   } else {
     params = load_or_setup(a, &setup_s, &load_s);
   }
@@ -117,7 +111,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
   // The backend gets the parameters ready (pinned, bases on the device) before the timed proofs.
   auto t_ready = Clock::now();
   backend->load_parameters(params);
-  const double ready_s = since(t_ready);
+  const double ready_s = seconds_since(t_ready);
   groth16::PreparedVerifyingKey pvk(params.vk);
 
   std::printf(
@@ -141,7 +135,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
       fresh.emplace(*witness);  // prove_start consumes a/b/c
     } else {
       fresh.emplace(groth16::synthesize(circuit));
-      synth = since(t0);
+      synth = seconds_since(t0);
     }
     r1cs::ProvingAssignment& pa = *fresh;
     // As in the engine (its deallocation thread), a/b/c are freed off prove_start's path, the
@@ -162,7 +156,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
           freed = std::async(std::launch::async, [abc = parked] {
             auto t = Clock::now();
             abc->preparation.reset();
-            return since(t);
+            return seconds_since(t);
           });
           return;
         }
@@ -170,7 +164,7 @@ int run_prove_bench(const ProveBenchArgs& a) {
           auto t = Clock::now();
           if (!whole) r1cs::free_gradually(std::move(*abc));
           abc.reset();
-          return since(t);
+          return seconds_since(t);
         });
       } catch (const std::system_error&) {
         // No thread to be had: they were freed here, with the lambda that held them.
@@ -181,21 +175,21 @@ int run_prove_bench(const ProveBenchArgs& a) {
     // refill them).
     auto t_prepare = Clock::now();
     backend->prepare_assignment(pa);
-    const double prepare = since(t_prepare);
+    const double prepare = seconds_since(t_prepare);
     char prepared[48] = " (not prepared)";
     if (pa.abc_prepared()) std::snprintf(prepared, sizeof prepared, " (%.2f)", double(pa.bytes().abc_prepared) / 1e9);
     groth16::ProveTimings t;
     auto t1 = Clock::now();
     auto pending = backend->prove_start(params, pa, ff::Fr::random(rng), ff::Fr::random(rng), &t);
-    const double start = since(t1);
+    const double start = seconds_since(t1);
     auto proof = groth16::prove_finish(params, pa, pending, &t);
-    const double total = synth + prepare + since(t1);
+    const double total = synth + prepare + seconds_since(t1);
     double free_s = freed.valid() ? freed.get() : 0.0;
     if (parked) {  // "after", "unpin" (the vectors), or no thread was to be had
       auto t_free = Clock::now();
       r1cs::free_gradually(std::move(*parked));
       parked.reset();
-      free_s += since(t_free);
+      free_s += seconds_since(t_free);
     }
     pa.set_abc_sink(nullptr);
     const char* verified = "n/a";
@@ -238,10 +232,10 @@ int run_verify_bench(const ProveBenchArgs& a) {
   auto t = Clock::now();
   bool ok = true;
   for (const auto& p : proofs) ok = ok && groth16::verify_proof(pvk, p, inputs);
-  const double single = since(t) / double(proofs.size());
+  const double single = seconds_since(t) / double(proofs.size());
   t = Clock::now();
   const bool batch_ok = groth16::verify_proofs_batch(pvk, proofs, all_inputs);
-  const double batch = since(t);
+  const double batch = seconds_since(t);
   std::printf(
       "| proofs | verify one ms | batch verify all ms | per proof ms | all accepted |\n|---|---|---|---|---|\n");
   std::printf("| %zu | %.2f | %.2f | %.2f | %s |\n", proofs.size(), single * 1e3, batch * 1e3,

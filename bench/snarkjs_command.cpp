@@ -17,13 +17,12 @@
 #include "interop/snarkjs/verifier.hpp"
 #include "interop/snarkjs/wtns_file.hpp"
 #include "interop/snarkjs/zkey_file.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 constexpr int kValid = 0, kInvalid = 1, kBadInput = 2;
 
 }  // namespace
@@ -35,7 +34,7 @@ int run_snarkjs_prove(const SnarkjsArgs& a) {
     read_options.checked_keys_dir = a.checked_keys;
     snarkjs::ZkeyReadReport read_report;
     const snarkjs::Zkey zkey = snarkjs::read_zkey(a.zkey, read_options, &read_report);
-    const double read_zkey_s = since(t);
+    const double read_zkey_s = seconds_since(t);
     if (a.checked_keys.empty()) {
       std::printf("zkey: every point checked (no checked-keys directory)\n");
     } else if (read_report.remembered) {
@@ -49,7 +48,7 @@ int run_snarkjs_prove(const SnarkjsArgs& a) {
     }
     t = Clock::now();
     const std::vector<ff::Fr> witness = snarkjs::read_witness(a.wtns);
-    const double read_wtns_s = since(t);
+    const double read_wtns_s = seconds_since(t);
     if (!a.r1cs.empty()) {
       const snarkjs::R1cs r1cs = snarkjs::read_r1cs(a.r1cs);
       if (std::optional<size_t> bad = snarkjs::first_unsatisfied_constraint(r1cs, witness)) {
@@ -137,17 +136,17 @@ int run_snarkjs_setup(const SnarkjsArgs& a) {
   try {
     auto t = Clock::now();
     const snarkjs::R1cs r1cs = snarkjs::read_r1cs(a.r1cs);
-    const double read_s = since(t);
+    const double read_s = seconds_since(t);
     t = Clock::now();
     const snarkjs::Zkey zkey = snarkjs::setup_from_toxic_waste(r1cs, groth16::ToxicWaste::random());
-    const double setup_s = since(t);
+    const double setup_s = seconds_since(t);
     t = Clock::now();
     snarkjs::write_zkey(zkey, a.zkey);
     std::printf(
         "wrote %s: %zu constraints, %u signals (%u public), domain 2^%u; read %.2f s, setup %.2f s, write "
         "%.2f s\n",
         a.zkey.c_str(), r1cs.constraints.size(), zkey.vars, zkey.publics, zkey.log_domain_size(), read_s, setup_s,
-        since(t));
+        seconds_since(t));
     std::printf("INSECURE: a single-party setup (its toxic waste was drawn here): for tests and benchmarks only\n");
     return kValid;
   } catch (const std::exception& e) {
@@ -164,7 +163,7 @@ int run_snarkjs_chain(const SnarkjsArgs& a) {
     snarkjs::write_r1cs(c.r1cs, a.r1cs);
     snarkjs::write_witness(c.witness, a.wtns);
     std::printf("wrote %s and %s: Chain(%llu), %u wires, %.2f s\n", a.r1cs.c_str(), a.wtns.c_str(),
-                static_cast<unsigned long long>(a.chain_length), c.r1cs.wires, since(t));
+                static_cast<unsigned long long>(a.chain_length), c.r1cs.wires, seconds_since(t));
     return kValid;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench snarkjs chain: %s\n", e.what());

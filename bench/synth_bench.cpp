@@ -20,6 +20,7 @@
 #include "gadgets/sha256.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::bench {
 namespace {
@@ -129,8 +130,6 @@ std::unique_ptr<r1cs::Circuit> make_circuit(const std::string& name, uint64_t se
   throw std::invalid_argument("cuzk-bench synth: unknown circuit '" + name + "'");
 }
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 // Synthesizes `reps` proving assignments of the circuit, with capacity reserved from the known
 // shape (as a prover does); returns constraints per synthesis.
 size_t synthesize_reps(const r1cs::Circuit& c, const r1cs::ShapeRecorder& shape, unsigned reps) {
@@ -170,7 +169,7 @@ int run_synth_bench(const SynthBenchArgs& args) {
   if (reps == 0) {
     auto t = Clock::now();
     synthesize_reps(*circuit, shape, 1);
-    const double one = since(t);
+    const double one = seconds_since(t);
     reps = unsigned(std::max(1.0, std::min(10000.0, 0.5 / std::max(one, 1e-6))));
   }
   // Both figures run on worker threads (the same allocator path), medians of three
@@ -185,7 +184,7 @@ int run_synth_bench(const SynthBenchArgs& args) {
       std::vector<std::thread> pool;
       for (unsigned i = 0; i < n; i++) pool.emplace_back([&, i] { synthesize_reps(*circuits[i], shape, reps); });
       for (auto& th : pool) th.join();
-      times.push_back(since(t));
+      times.push_back(seconds_since(t));
     }
     std::sort(times.begin(), times.end());
     return times[1];

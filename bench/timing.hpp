@@ -1,8 +1,9 @@
-// Wall-clock timing shared by the benchmark tables.
+// Wall-clock timing and peak memory shared by the benchmark tables.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <sys/resource.h>
 #include <vector>
 
 namespace cuzk::bench {
@@ -18,6 +19,13 @@ double median_ms(unsigned reps, F&& f) {
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// This process's peak resident set so far, in GiB.
+inline double peak_rss_gib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB
 }
 
 }  // namespace cuzk::bench

@@ -2,7 +2,8 @@
 # The engine and daemon unit tests under ThreadSanitizer, then under AddressSanitizer with
 # UndefinedBehaviorSanitizer, which also runs the parsers' tests and fuzz corpora (single-threaded:
 # nothing for TSan), each in a second, small CPU-only build (build-tsan/, build-asan/: only the
-# libraries and test programs below, -O1 with line tables, no benchmarks).
+# libraries and test programs below, -O1 with line tables, no benchmarks, a unity build as
+# scripts/build.sh's).
 # With clang installed, the ASan build is clang's (build-asan-fuzz/, -DCUZK_FUZZ=ON): it also
 # makes the libFuzzer binaries of tests/fuzz, and after the tests each target fuzzes for
 # CUZK_FUZZ_SECONDS (default 10, a smoke run inside CI's time budget; 0 leaves the fuzzing and clang
@@ -59,7 +60,7 @@ for k in "${kinds[@]}"; do
   start=$SECONDS
   build() {
     # shellcheck disable=SC2086
-    cmake -S . -B "$dir" -G Ninja -DCUZK_SANITIZE="$k" -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCH=OFF "${compiler[@]}" \
+    cmake -S . -B "$dir" -G Ninja -DCUZK_SANITIZE="$k" -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON "${compiler[@]}" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" ${CUZK_SANITIZER_CMAKE_ARGS:-} >/dev/null
     cmake --build "$dir" --parallel "$(nproc)" --target "${build_targets[@]}"
   }

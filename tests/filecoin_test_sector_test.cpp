@@ -28,6 +28,7 @@
 #include "gadgets/hashers.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -37,10 +38,6 @@ using gadgets::fr_to_bytes_le;
 using gadgets::PorTreeShape;
 using gadgets::TreeHasher;
 using Proof = RegisteredSealProof;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 Bytes32 pattern(uint8_t start) {
   Bytes32 b;

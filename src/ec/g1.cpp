@@ -11,8 +11,8 @@ constexpr BigInt<6> fp_minus1_third() { return ff::detail::fp_minus1_over(3); }
 // (checked against the generator by the unit tests).
 constexpr Fp kBeta = Fp::from_u64(2).pow(fp_minus1_third());
 
-constexpr unsigned kWindow = 5;
-constexpr size_t kTable = size_t(1) << (kWindow - 2);
+constexpr unsigned kG1Window = 5;
+constexpr size_t kG1Table = size_t(1) << (kG1Window - 2);
 
 // k = k0 + k1 x^2 with 0 <= k0 < x^2, from two divisions by |x| (k < r < x^4).
 void glv_split(const Fr& k, BigInt<2>& k0, BigInt<2>& k1) {
@@ -44,11 +44,11 @@ G1Jacobian g1_mul(const G1Jacobian& p, const Fr& k) {
   BigInt<2> k0, k1;
   glv_split(k, k0, k1);
   // [k] P = [k0] P + [k1] [x^2] P and [x^2] P = -sigma(P).
-  G1Affine t0[kTable], t1[kTable];
-  odd_multiples(p, kTable, t0);
-  for (size_t i = 0; i < kTable; i++) t1[i] = -g1_sigma(t0[i]);
+  G1Affine t0[kG1Table], t1[kG1Table];
+  odd_multiples(p, kG1Table, t0);
+  for (size_t i = 0; i < kG1Table; i++) t1[i] = -g1_sigma(t0[i]);
   int8_t d0[129], d1[129];
-  size_t lens[2] = {wnaf_recode(k0, kWindow, d0), wnaf_recode(k1, kWindow, d1)};
+  size_t lens[2] = {wnaf_recode(k0, kG1Window, d0), wnaf_recode(k1, kG1Window, d1)};
   const G1Affine* tables[2] = {t0, t1};
   const int8_t* digits[2] = {d0, d1};
   return interleaved_wnaf<G1Curve>(2, tables, digits, lens);

@@ -18,8 +18,8 @@ struct PsiConstants {
 };
 constexpr PsiConstants kPsi{};
 
-constexpr unsigned kWindow = 4;
-constexpr size_t kTable = size_t(1) << (kWindow - 2);
+constexpr unsigned kG2Window = 4;
+constexpr size_t kG2Table = size_t(1) << (kG2Window - 2);
 
 }  // namespace
 
@@ -41,17 +41,17 @@ G2Jacobian g2_mul(const G2Jacobian& q, const Fr& k) {
   BigInt<4> rest = k.to_canonical();
   BigInt<1> digit[4];
   for (auto& d : digit) d = BigInt<1>::from_u64(rest.div_small_in_place(kBlsXAbs));
-  G2Affine tables[4][kTable];
-  odd_multiples(q, kTable, tables[0]);
+  G2Affine tables[4][kG2Table];
+  odd_multiples(q, kG2Table, tables[0]);
   for (size_t j = 1; j < 4; j++) {
-    for (size_t i = 0; i < kTable; i++) tables[j][i] = -g2_psi(tables[j - 1][i]);
+    for (size_t i = 0; i < kG2Table; i++) tables[j][i] = -g2_psi(tables[j - 1][i]);
   }
   int8_t digits[4][65];
   size_t lens[4];
   const G2Affine* table_ptrs[4];
   const int8_t* digit_ptrs[4];
   for (size_t j = 0; j < 4; j++) {
-    lens[j] = wnaf_recode(digit[j], kWindow, digits[j]);
+    lens[j] = wnaf_recode(digit[j], kG2Window, digits[j]);
     table_ptrs[j] = tables[j];
     digit_ptrs[j] = digits[j];
   }

@@ -114,7 +114,7 @@ UpdateProofInfo make(RegisteredUpdateProof p, std::string_view name, uint64_t by
   return {p, name, bytes, seal, EmptySectorUpdateParams::from_sector_size(bytes)};
 }
 
-const std::array<UpdateProofInfo, kRegisteredUpdateProofs>& table() {
+const std::array<UpdateProofInfo, kRegisteredUpdateProofs>& update_table() {
   using R = RegisteredUpdateProof;
   using S = RegisteredSealProof;
   static const std::array<UpdateProofInfo, kRegisteredUpdateProofs> t = {
@@ -129,20 +129,20 @@ const std::array<UpdateProofInfo, kRegisteredUpdateProofs>& table() {
 
 }  // namespace
 
-std::span<const UpdateProofInfo> update_proofs() { return table(); }
+std::span<const UpdateProofInfo> update_proofs() { return update_table(); }
 
-const UpdateProofInfo& update_proof_info(RegisteredUpdateProof p) { return table().at(size_t(p)); }
+const UpdateProofInfo& update_proof_info(RegisteredUpdateProof p) { return update_table().at(size_t(p)); }
 
 const UpdateProofInfo& update_proof_info_by_id(uint64_t id) {
   if (id >= kRegisteredUpdateProofs) {
     throw std::invalid_argument("unknown RegisteredUpdateProof id " + std::to_string(id) + " (0..4: 2KiB..64GiB)");
   }
-  return table()[id];
+  return update_table()[id];
 }
 
 const UpdateProofInfo& update_proof_info(std::string_view name) {
   std::string known;
-  for (const UpdateProofInfo& i : table()) {
+  for (const UpdateProofInfo& i : update_table()) {
     if (i.name == name) return i;
     known += (known.empty() ? "" : ", ") + std::string(i.name);
   }

@@ -9,7 +9,7 @@
 namespace cuzk::filecoin {
 namespace {
 
-std::array<PoStProofInfo, kRegisteredPoStProofs> make_table() {
+std::array<PoStProofInfo, kRegisteredPoStProofs> make_post_table() {
   std::array<PoStProofInfo, kRegisteredPoStProofs> t{};
   static std::array<std::string, kRegisteredPoStProofs> names;
   // Rows of five sector sizes: Winning V1, Window V1, Window V1_2.
@@ -42,8 +42,8 @@ std::array<PoStProofInfo, kRegisteredPoStProofs> make_table() {
   return t;
 }
 
-const std::array<PoStProofInfo, kRegisteredPoStProofs>& table() {
-  static const auto t = make_table();
+const std::array<PoStProofInfo, kRegisteredPoStProofs>& post_table() {
+  static const auto t = make_post_table();
   return t;
 }
 
@@ -65,7 +65,7 @@ void FallbackPoStParams::validate() const {
   }
 }
 
-std::span<const PoStProofInfo> post_proofs() { return table(); }
+std::span<const PoStProofInfo> post_proofs() { return post_table(); }
 
 const PoStProofInfo& post_proof_info(RegisteredPoStProof p) { return post_proof_info_by_id(uint64_t(p)); }
 
@@ -74,15 +74,15 @@ const PoStProofInfo& post_proof_info_by_id(uint64_t id) {
     throw std::invalid_argument("unknown registered PoSt proof id " + std::to_string(id) + " (known: 0.." +
                                 std::to_string(kRegisteredPoStProofs - 1) + ")");
   }
-  return table()[id];
+  return post_table()[id];
 }
 
 const PoStProofInfo& post_proof_info(std::string_view name) {
-  for (const PoStProofInfo& i : table()) {
+  for (const PoStProofInfo& i : post_table()) {
     if (i.name == name) return i;
   }
   std::string known;
-  for (const PoStProofInfo& i : table()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+  for (const PoStProofInfo& i : post_table()) known += (known.empty() ? "" : ", ") + std::string(i.name);
   throw std::invalid_argument("unknown registered PoSt proof \"" + std::string(name) + "\" (known: " + known + ")");
 }
 

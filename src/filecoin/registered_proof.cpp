@@ -32,7 +32,7 @@ gadgets::PorTreeShape tree_r_shape(uint64_t nodes, size_t sub, size_t top) {
   return s;
 }
 
-std::array<SealProofInfo, kRegisteredSealProofs> make_table() {
+std::array<SealProofInfo, kRegisteredSealProofs> make_seal_table() {
   std::array<SealProofInfo, kRegisteredSealProofs> t{};
   static const char* const kVersions[4] = {"V1", "V1_1", "V1_1_Feat_SyntheticPoRep", "V1_2_Feat_NonInteractivePoRep"};
   static std::array<std::string, kRegisteredSealProofs> names;
@@ -63,8 +63,8 @@ std::array<SealProofInfo, kRegisteredSealProofs> make_table() {
   return t;
 }
 
-const std::array<SealProofInfo, kRegisteredSealProofs>& table() {
-  static const auto t = make_table();
+const std::array<SealProofInfo, kRegisteredSealProofs>& seal_table() {
+  static const auto t = make_seal_table();
   return t;
 }
 
@@ -88,13 +88,13 @@ std::string_view SealProofInfo::sector_size_name() const {
   return "?";
 }
 
-std::span<const SealProofInfo> seal_proofs() { return table(); }
+std::span<const SealProofInfo> seal_proofs() { return seal_table(); }
 
 const SealProofInfo& seal_proof_info(RegisteredSealProof p) {
   const size_t id = size_t(p);
   if (id >= kRegisteredSealProofs)
     throw std::invalid_argument("unknown registered seal proof id " + std::to_string(id));
-  return table()[id];
+  return seal_table()[id];
 }
 
 const SealProofInfo& seal_proof_info_by_id(uint64_t id) {
@@ -102,15 +102,15 @@ const SealProofInfo& seal_proof_info_by_id(uint64_t id) {
     throw std::invalid_argument("unknown registered seal proof id " + std::to_string(id) + " (known: 0.." +
                                 std::to_string(kRegisteredSealProofs - 1) + ")");
   }
-  return table()[id];
+  return seal_table()[id];
 }
 
 const SealProofInfo& seal_proof_info(std::string_view name) {
-  for (const SealProofInfo& i : table()) {
+  for (const SealProofInfo& i : seal_table()) {
     if (i.name == name) return i;
   }
   std::string known;
-  for (const SealProofInfo& i : table()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+  for (const SealProofInfo& i : seal_table()) known += (known.empty() ? "" : ", ") + std::string(i.name);
   throw std::invalid_argument("unknown registered seal proof \"" + std::string(name) + "\" (known: " + known + ")");
 }
 

@@ -7,13 +7,10 @@
 
 #include "filecoin/challenges.hpp"
 #include "gadgets/hashers.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::filecoin {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The sector's nodes as field elements, in parallel.
 std::vector<Fr> nodes_as_fr(std::span<const uint8_t> bytes) {

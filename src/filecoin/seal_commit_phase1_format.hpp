@@ -7,16 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "filecoin/graph.hpp"
 #include "filecoin/seal_commit_phase1.hpp"
 
 namespace cuzk::filecoin::c1_format {
 
-// stacked/vanilla/proof.rs TOTAL_PARENTS, drgraph.rs BASE_DEGREE, stacked/vanilla/graph.rs
-// EXP_DEGREE: a labeling proof holds 37 parent labels, the node's 6 base parents (layer 1) or 6
-// base + 8 expander parents (later layers) repeated until 37 are filled.
+// stacked/vanilla/proof.rs TOTAL_PARENTS: a labeling proof holds 37 parent labels, the node's
+// kBaseDegree parents (layer 1) or kBaseDegree + kExpDegree (later layers; graph.hpp) repeated
+// until 37 are filled.
 constexpr size_t kTotalParents = 37;
-constexpr size_t kBaseDegree = 6;
-constexpr size_t kExpDegree = 8;
 
 constexpr std::string_view kSizeNames[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
 // filecoin-proofs-api seal.rs VanillaSealProof, one variant per sector size.

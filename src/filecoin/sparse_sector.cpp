@@ -12,13 +12,10 @@
 #include "filecoin/sdr_labels.hpp"
 #include "filecoin/sha256_fast.hpp"
 #include "gadgets/hashers.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::filecoin {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // SHA-256(tag ‖ seed u64 LE ‖ a u64 LE ‖ b u64 LE), top two bits cleared: a canonical element.
 Fr tagged_value(std::string_view tag, uint64_t seed, uint64_t a, uint64_t b) {

@@ -44,7 +44,7 @@ std::vector<Boolean> reverse_bit_numbering(std::vector<Boolean> bits) {
 }
 
 // stacked/circuit/hash.rs hash_single_column: Poseidon of the column (arity = layers: 2 or 11).
-AllocatedNum hash_single_column(ConstraintSystem& cs, const std::vector<AllocatedNum>& rows) {
+AllocatedNum hash_single_column_circuit(ConstraintSystem& cs, const std::vector<AllocatedNum>& rows) {
   if (rows.size() != 2 && rows.size() != 11) {
     throw std::invalid_argument("hash_single_column: columns of 2 or 11 layers only, got " +
                                 std::to_string(rows.size()));
@@ -275,7 +275,7 @@ StackedCircuit::ChallengeVars StackedCircuit::synthesize_head(ConstraintSystem& 
       AllocatedNum hash;
       {
         Namespace ns(cs, name + "_constraint");
-        hash = hash_single_column(cs, rows);
+        hash = hash_single_column_circuit(cs, rows);
       }
       {
         Namespace ns(cs, name + "_inclusion");
@@ -344,7 +344,7 @@ void StackedCircuit::synthesize_tail(ConstraintSystem& cs, const StackedChalleng
   AllocatedNum column_hash;
   {
     Namespace ns(cs, "c_x_column_hash");
-    column_hash = hash_single_column(cs, labels);
+    column_hash = hash_single_column_circuit(cs, labels);
   }
   Namespace ns(cs, "c_x_inclusion");
   enforce_inclusion(cs, info.tree_r, w.comm_c_path, comm_c, column_hash);

@@ -7,13 +7,10 @@
 #include "filecoin/chacha.hpp"
 #include "filecoin/challenges.hpp"
 #include "filecoin/sparse_sector.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::filecoin {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 const char* feature_name(SealFeature f) {
   return f == SealFeature::kSynthetic        ? "synthetic"

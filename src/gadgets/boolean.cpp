@@ -5,11 +5,6 @@
 
 namespace cuzk::gadgets {
 
-namespace {
-const Fr kOne = Fr::one();
-const Fr kMinusOne = -Fr::one();
-}  // namespace
-
 AllocatedBit AllocatedBit::alloc(ConstraintSystem& cs, bool value) {
   Variable v = cs.alloc("boolean", fr_bit(value));
   cs.enforce("boolean constraint", LC{{Variable::one(), kOne}, {v, kMinusOne}}, LC{{v, kOne}}, LC{});

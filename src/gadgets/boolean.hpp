@@ -18,6 +18,10 @@ using r1cs::ConstraintSystem;
 using r1cs::LC;
 using r1cs::Variable;
 
+// The coefficients every gadget's combinations use.
+inline constexpr Fr kOne = Fr::one();
+inline constexpr Fr kMinusOne = -Fr::one();
+
 inline Fr fr_bit(bool b) { return b ? Fr::one() : Fr::zero(); }
 
 struct AllocatedBit {

@@ -6,11 +6,6 @@
 
 namespace cuzk::gadgets {
 
-namespace {
-const Fr kOne = Fr::one();
-const Fr kMinusOne = -Fr::one();
-}  // namespace
-
 AllocatedNum AllocatedNum::alloc(ConstraintSystem& cs, const Fr& value) { return {cs.alloc("num", value), value}; }
 
 AllocatedNum AllocatedNum::alloc_input(ConstraintSystem& cs, const Fr& value) {

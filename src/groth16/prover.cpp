@@ -7,13 +7,12 @@
 #include "ff/os_rng.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/domain.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::groth16 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 msm::DensityView view(const r1cs::DensityTracker& d) { return {d.words(), d.size()}; }
 

@@ -14,6 +14,7 @@
 #include "filecoin/stacked_circuit.hpp"
 #include "kinds/base64.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "kinds/input_bytes.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 
@@ -21,10 +22,6 @@ namespace cuzk::kinds {
 namespace {
 
 using filecoin::SealProofInfo;
-
-// Bytes the synthesis holds besides the assignment: the circuit's witness copies and each
-// section's bits and combinations (a few MB); a generous bound.
-constexpr uint64_t kSynthesisScratchBytes = uint64_t(64) << 20;
 
 // One partition's shape, counted once per registered proof's circuit on a blank circuit with one
 // challenge, plus what each further challenge adds (they all have the same shape).
@@ -52,14 +49,6 @@ engine::CircuitShape porep_shape(const SealProofInfo& info) {
   s.scratch_bytes = kSynthesisScratchBytes;
   cache[info.proof] = s;
   return s;
-}
-
-uint64_t merkle_bytes(const filecoin::MerkleProof& p) {
-  uint64_t b = sizeof(p);
-  for (const auto* levels : {&p.base, &p.sub, &p.top}) {
-    for (const auto& e : *levels) b += sizeof(e) + e.hashes.size() * sizeof(ff::Fr);
-  }
-  return b;
 }
 
 // The parsed Commit1 output's heap bytes (the tracker's `input` class).

@@ -13,6 +13,7 @@
 #include "filecoin/parameter_files.hpp"
 #include "filecoin/registered_post_proof.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "kinds/input_bytes.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 
@@ -23,10 +24,6 @@ using filecoin::FallbackPoStParams;
 using filecoin::FallbackPoStSectorWitness;
 using filecoin::PoStProofInfo;
 using filecoin::PoStType;
-
-// Bytes the synthesis holds besides the assignment (the sections' bits and combinations); a
-// generous bound, as for PoRep.
-constexpr uint64_t kSynthesisScratchBytes = uint64_t(64) << 20;
 
 // One partition's shape: one sector's counts on a blank circuit (every sector has the same
 // shape, and the circuit has nothing besides its sectors and ONE), times sector_count.

@@ -10,6 +10,7 @@
 #include "filecoin/empty_sector_update_public_inputs.hpp"
 #include "filecoin/empty_sector_update_vanilla_proof.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "kinds/input_bytes.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 
@@ -20,10 +21,6 @@ using filecoin::EmptySectorUpdateParams;
 using filecoin::EmptySectorUpdatePartitionProof;
 using filecoin::EmptySectorUpdatePublicInputs;
 using filecoin::UpdateProofInfo;
-
-// Bytes the synthesis holds besides the assignment (the witness copy, each gadget's bits); a
-// generous bound, as for the other kinds.
-constexpr uint64_t kSynthesisScratchBytes = uint64_t(64) << 20;
 
 r1cs::ShapeCounter count_blank(const EmptySectorUpdateParams& params, size_t challenges) {
   EmptySectorUpdateParams p = params;
@@ -66,14 +63,6 @@ engine::CircuitShape snap_shape(const EmptySectorUpdateParams& params) {
   }
   cache[params.sector_size()] = s;
   return s;
-}
-
-uint64_t merkle_bytes(const filecoin::MerkleProof& p) {
-  uint64_t b = sizeof(p);
-  for (const auto* levels : {&p.base, &p.sub, &p.top}) {
-    for (const auto& e : *levels) b += sizeof(e) + e.hashes.size() * sizeof(ff::Fr);
-  }
-  return b;
 }
 
 uint64_t partition_bytes(const EmptySectorUpdatePartitionProof& p) {

@@ -50,6 +50,7 @@
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #include "ntt/zero_one_vector.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::groth16 {
 namespace {
@@ -63,8 +64,6 @@ using groth16::cuda::ResidentParameters;
 using groth16::cuda::ResidentSet;
 using groth16::cuda::ScratchLayout;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Fault injection (groth16/fault_injection.hpp, off unless armed): at each device-memory request
 // and kernel launch of prove_start, fail as the CUDA call there would, so that tests take the

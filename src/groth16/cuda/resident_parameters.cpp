@@ -24,7 +24,7 @@ QueryBytes query_bytes(const Parameters& p) {
 
 namespace {
 
-double gb(size_t bytes) { return double(bytes) / 1e9; }
+double in_gb(size_t bytes) { return double(bytes) / 1e9; }
 
 }  // namespace
 
@@ -77,7 +77,7 @@ const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held
   msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
   set_plan(plan);
   std::fprintf(stderr, "cuzk: %s device memory plan for a set of 2^%d (%.1f GB of bases): %s\n", owner_.c_str(),
-               std::countr_zero(proof_shape(params).n), gb(params.base_bytes()), plan.summary().c_str());
+               std::countr_zero(proof_shape(params).n), in_gb(params.base_bytes()), plan.summary().c_str());
   total_ += r.bytes();
   return sets_.insert_or_assign(&params, std::move(r)).first->second;
 }
@@ -108,7 +108,7 @@ void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan&
                    "cuzk: %s keeps %u copies of H's bases (%zu points, window %u, %u bucket sets, %.1f GB) made in "
                    "%.1f s\n",
                    owner_.c_str(), r.h->copies(), params.h.size(), r.h->window_bits(), r.h->bucket_sets(),
-                   gb(r.h->device_bytes()), (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
+                   in_gb(r.h->device_bytes()), (r.h->upload_ms() + r.h->precompute_ms()) / 1e3);
     } catch (const std::runtime_error& e) {
       cudaGetLastError();
       std::fprintf(stderr, "cuzk: %s could not make %u copies of H's bases (%s); keeping them plain\n", owner_.c_str(),
@@ -208,7 +208,7 @@ std::string ResidentParameters::make_room(unsigned step) {
   const size_t after = total_.load() + msm::cuda::workspace_bytes(device_);
   if (freed.empty()) return freed;
   char bytes[48];
-  std::snprintf(bytes, sizeof(bytes), " (%.2f GB)", before > after ? gb(before - after) : 0.0);
+  std::snprintf(bytes, sizeof(bytes), " (%.2f GB)", before > after ? in_gb(before - after) : 0.0);
   return freed + bytes;
 }
 

@@ -7,12 +7,12 @@
 #include "interop/snarkjs/prover.hpp"
 #include "msm/pippenger.hpp"
 #include "ntt/domain.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::snarkjs {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Evaluations on the constraint domain to evaluations on the odd coset, in place.
 void to_odd_coset(const ntt::EvaluationDomain& domain, const OddCoset& coset, std::span<ff::Fr> v) {

@@ -19,6 +19,7 @@
 #include "interop/snarkjs/prover.hpp"
 #include "msm/cuda/msm.hpp"
 #include "ntt/cuda/ntt.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::snarkjs {
 namespace {
@@ -26,7 +27,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using cuzk::cuda::check;
 using cuzk::cuda::DeviceBuffer;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The key's bases on the device, and what they were made from (to notice another key).
 struct ResidentKey {

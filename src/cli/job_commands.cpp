@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/client.hpp"
@@ -30,32 +31,32 @@ v1::SubmitProofRequest make_request(const ProofArgs& a) {
   return req;
 }
 
+// The request, or nullopt after saying on stderr what is wrong with the arguments.
+std::optional<v1::SubmitProofRequest> request_or_say_why(const ProofArgs& a) {
+  try {
+    return make_request(a);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 int Client::prove(const ProofArgs& a) {
-  v1::SubmitProofRequest req;
-  try {
-    req = make_request(a);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "cuzk: " << e.what() << "\n";
-    return kUsage;
-  }
+  const auto req = request_or_say_why(a);
+  if (!req) return kUsage;
   return submit_and_wait(
-      req, fmt::format("{} constraints x {} partition{}", a.constraints, a.partitions, a.partitions == 1 ? "" : "s"),
+      *req, fmt::format("{} constraints x {} partition{}", a.constraints, a.partitions, a.partitions == 1 ? "" : "s"),
       a.out, kShortCall);
 }
 
 int Client::submit(const ProofArgs& a) {
-  v1::SubmitProofRequest req;
-  try {
-    req = make_request(a);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "cuzk: " << e.what() << "\n";
-    return kUsage;
-  }
+  const auto req = request_or_say_why(a);
+  if (!req) return kUsage;
   v1::SubmitProofResponse resp;
   auto ctx = context(kShortCall);
-  grpc::Status s = stub_->SubmitProof(ctx.get(), req, &resp);
+  grpc::Status s = stub_->SubmitProof(ctx.get(), *req, &resp);
   if (!s.ok()) return fail("submit", s);
   if (options_.json) {
     std::cout << nlohmann::json{{"request_id", resp.job_id()},

@@ -9,8 +9,6 @@
 
 namespace cuzk::server {
 
-using namespace setting_builders;
-
 namespace {
 
 // daemon.max_request_bytes' bounds: gRPC takes the limit as an int.

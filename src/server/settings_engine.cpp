@@ -3,8 +3,6 @@
 
 namespace cuzk::server {
 
-using namespace setting_builders;
-
 void setting_builders::add_engine_settings(std::vector<Setting>& t) {
   using engine::BackendKind;
   using engine::EngineConfig;

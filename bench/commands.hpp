@@ -118,6 +118,7 @@ struct PorepBenchArgs {
   bool skip_single = false;        // --synth-only: no one-thread run
   std::vector<size_t> partitions;  // empty: all (synth-only: 0)
   std::string backend = "cpu";
+  std::string param_cache;  // Filecoin's published files, searched first (filecoin/parameter_search.hpp)
   std::string params_dir = "params-cache";
   bool pseudo_params = false;
   bool check = false;        // --synth-only: a * b = c over every constraint

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--constraints", prove.constraints, "constraints of the synthetic circuit (inputs included)")
         ->check(CLI::Range(size_t(32), size_t(1) << 27));
     cmd->add_option("--inputs", prove.public_inputs, "public inputs");
-    cmd->add_option("--params-dir", prove.params_dir, "where parameters are cached");
+    cmd->add_option("--param-cache-dir", prove.params_dir, "cuzk's own parameter cache (synthetic setups)");
     cmd->add_option("--threads", prove.threads, "worker threads (0: all cores)");
     cmd->add_option("--reps", prove.reps, "repetitions")->check(CLI::PositiveNumber);
     cmd->add_option("--seed", prove.seed, "circuit seed");
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   pipe_cmd->add_option("--budget-mib", pipe.budget_mib, "host-memory budget in MiB (0: MemTotal minus 5 GiB)");
   pipe_cmd->add_option("--device-memory-mib", pipe.device_memory_mib,
                        "device memory the CUDA backend plans with, in MiB, as on a smaller card (0: the whole card)");
-  pipe_cmd->add_option("--params-dir", pipe.params_dir, "where parameters are cached");
+  pipe_cmd->add_option("--param-cache-dir", pipe.params_dir, "cuzk's own parameter cache (synthetic and TEST setups)");
   pipe_cmd->add_option("--timeline", pipe.timeline,
                        "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");
   pipe_cmd->add_flag("--log-events", pipe.log_events, "log one line per buffer-tracker event");
@@ -172,7 +172,11 @@ int main(int argc, char** argv) {
   porep_cmd->add_option("--partitions", porep.partitions, "partitions to run (default: all; --synth-only: 0)")
       ->delimiter(',');
   porep_cmd->add_option("--backend", porep.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  porep_cmd->add_option("--params-dir", porep.params_dir, "where TEST parameters of our own setup are cached");
+  porep_cmd->add_option("--param-cache", porep.param_cache,
+                        "Filecoin's published parameter files, searched first; then $FIL_PROOFS_PARAMETER_CACHE, then "
+                        "/var/tmp/filecoin-proof-parameters");
+  porep_cmd->add_option("--param-cache-dir", porep.params_dir,
+                        "cuzk's own cache: TEST setups made when no published file is found");
   porep_cmd->add_flag("--pseudo-params", porep.pseudo_params,
                       "pseudo-random bases of the circuit's shape: speed only, proofs not checked");
   porep_cmd->add_option("--reps", porep.reps, "--synth-only: syntheses per partition and thread count")

@@ -21,11 +21,11 @@
 #include "bench/commands.hpp"
 #include "circuits/synthetic.hpp"
 #include "engine/engine.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/sparse_post_sector.hpp"
-#include "filecoin/sparse_sector_update.hpp"
-#include "filecoin/test_sector.hpp"
+#include "filecoin/generators/sparse_post_sector.hpp"
+#include "filecoin/generators/sparse_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "kinds/filecoin_kinds.hpp"
@@ -55,7 +55,7 @@ struct Row {
   double steady_seconds_per_job = 0;  // between the first and the last job's end (0 for one job)
 };
 
-// PoSt jobs of sparse sectors (sparse_post_sector.hpp), each with its own randomness: WinningPoSt
+// PoSt jobs of sparse sectors (generators/sparse_post_sector.hpp), each with its own randomness: WinningPoSt
 // one sector each, WindowPoSt one full partition each (sector ids numbered per job).
 Inputs post_inputs(const filecoin::PoStProofInfo& info, unsigned jobs, uint64_t seed) {
   Inputs out;
@@ -93,7 +93,7 @@ bool is_post_proof(const std::string& name) {
   return false;
 }
 
-// --update: SnapDeals jobs of sparse updates (sparse_sector_update.hpp), one seed each.
+// --update: SnapDeals jobs of sparse updates (generators/sparse_sector_update.hpp), one seed each.
 Inputs snap_inputs(const filecoin::UpdateProofInfo& info, unsigned jobs, uint64_t seed) {
   Inputs out;
   const auto t0 = Clock::now();

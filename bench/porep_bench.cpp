@@ -4,10 +4,10 @@
 //   --c1 FILE                 a Commit1 output: checked natively, each partition synthesized,
 //                             proved (--backend cpu|cuda) and verified against the public inputs
 //                             computed from the C1's comm_r, comm_d, replica_id and seed;
-//   --proof NAME              the same with a generated test sector (filecoin/test_sector.hpp);
+//   --proof NAME              the same with a generated test sector (filecoin/generators/test_sector.hpp);
 //   --synth-only              synthesis alone, timed: constraints/s on one core and on all.
 // Parameters: Filecoin's published file in $FIL_PROOFS_PARAMETER_CACHE when present, else a TEST
-// setup of our own, cached in --params-dir (filecoin/porep_parameters.hpp); --pseudo-params: bases
+// setup of our own, cached in --param-cache-dir (filecoin/porep/parameters.hpp); --pseudo-params: bases
 // of the circuit's shape made of pseudo-random points (speed only, proofs not checked).
 #include <algorithm>
 #include <atomic>
@@ -27,15 +27,16 @@
 #include "bench/commands.hpp"
 #include "bench/timing.hpp"
 #include "ff/os_rng.hpp"
-#include "filecoin/challenges.hpp"
-#include "filecoin/graph.hpp"
+#include "filecoin/generators/test_sector.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/porep_parameters.hpp"
-#include "filecoin/public_inputs.hpp"
-#include "filecoin/seal_commit_check.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/stacked_circuit.hpp"
-#include "filecoin/test_sector.hpp"
+#include "filecoin/parameter_search.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/circuit.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/commit1_check.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/parameters.hpp"
+#include "filecoin/porep/public_inputs.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
@@ -80,9 +81,10 @@ int porep_info(const SealProofInfo& info) {
   std::printf("\ndomain 2^%d; counted in %.1f s; terms of one variable cancelling in a combination: %llu\n",
               std::countr_zero(domain), seconds_since(t), (unsigned long long)proved.cancelled);
   const auto id = filecoin::porep_parameter_id(info);
-  const auto published = filecoin::find_parameter_file(id.params_name());
-  std::printf("parameters       %s (%s in %s)\n", id.params_name().c_str(), published ? "present" : "absent",
-              filecoin::parameter_cache_dir().c_str());
+  const filecoin::ParameterSearch search;  // the daemon's search without a configured cache
+  const auto published = search.find_published(id.params_name());
+  std::printf("parameters       %s (%s)\n", id.params_name().c_str(),
+              published ? ("present: " + published->string()).c_str() : ("absent from " + search.describe()).c_str());
   std::printf("verifying key    %s\n", id.vk_name().c_str());
   return 0;
 }
@@ -146,19 +148,19 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
   std::unique_ptr<groth16::ProverBackend> backend =
       a.backend == "cuda" ? groth16::make_cuda_backend(0) : groth16::make_cpu_backend();
   auto log = [](const std::string& line) { std::fprintf(stderr, "porep: %s\n", line.c_str()); };
-  std::optional<filecoin::PoRepParameters> loaded;
+  std::optional<filecoin::FoundParameters> loaded;
   groth16::Parameters pseudo;
   const groth16::Parameters* params = nullptr;
   double params_s = 0;
   auto t = Clock::now();
   if (!a.pseudo_params) {
-    filecoin::PoRepParameterOptions opts;
-    opts.test_dir = a.params_dir;
-    opts.log = log;
-    // Decoded unchecked (a checked decode of a 32 GiB file takes minutes): every proof is verified
-    // below, which a bad point fails.
-    opts.check_points = false;
-    loaded = filecoin::load_porep_parameters(info, opts);
+    filecoin::ParameterSearch search;
+    search.param_cache = a.param_cache;
+    search.test_dir = a.params_dir;
+    search.allow_test = true;
+    filecoin::ParameterLoadOptions opts;
+    opts.log = log;  // a published file: its digest against parameters.json, as the daemon checks it
+    loaded = filecoin::load_porep_parameters(info, search, opts);
     params = &loaded->params;
     params_s = seconds_since(t);
   }
@@ -221,7 +223,7 @@ int porep_prove(const SealCommitPhase1Output& c1, const PorepBenchArgs& a) {
 
 namespace {
 
-// A generated test sector's Commit1 (filecoin/test_sector.hpp) for --proof without --c1.
+// A generated test sector's Commit1 (filecoin/generators/test_sector.hpp) for --proof without --c1.
 filecoin::TestSector make_test_sector(const PorepBenchArgs& a) {
   const SealProofInfo& info = filecoin::seal_proof_info(a.proof);
   filecoin::TestSectorOptions opts;

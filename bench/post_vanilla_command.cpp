@@ -9,9 +9,9 @@
 #include <string>
 
 #include "bench/commands.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/post_vanilla_prover.hpp"
-#include "filecoin/sparse_post_sector.hpp"
+#include "filecoin/generators/post_vanilla_prover.hpp"
+#include "filecoin/generators/sparse_post_sector.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "gadgets/hashers.hpp"
 
 namespace cuzk::bench {

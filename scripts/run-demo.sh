@@ -68,13 +68,10 @@ echo "run-demo: proving (the first run sets up TEST parameters for the 2 KiB cir
 build/src/cli/cuzk --addr "unix:$sock" prove porep --c1 "$c1" --miner t01000 --sector 1 --out "$out"
 [ "$(stat -c %s "$out")" -eq 192 ] || { echo "run-demo: $out is not one 192-byte partition proof" >&2; exit 1; }
 
-# Against the parameters the daemon used: Filecoin's published 2 KiB file when this machine has
-# it (the daemon looks there before making its own), else the TEST parameters in params-cache/.
-published="${FIL_PROOFS_PARAMETER_CACHE:-/var/tmp/filecoin-proof-parameters}"
-stem=v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f
-[ -e "$published/$stem.params" ] && params="$published"
-echo "run-demo: verifying $out as Filecoin's verify_seal does (parameters from $params)"
-build/src/cli/cuzk verify porep --c1 "$c1" --miner t01000 --sector 1 --proof "$out" --param-cache "$params"
+# Against the parameters the daemon used: the client searches as the daemon does (Filecoin's
+# published 2 KiB file when this machine has it, then the TEST parameters in params-cache/).
+echo "run-demo: verifying $out as Filecoin's verify_seal does"
+build/src/cli/cuzk verify porep --c1 "$c1" --miner t01000 --sector 1 --proof "$out" --param-cache-dir "$params"
 
 echo "run-demo: stopping cuzk-daemon (SIGTERM)"
 kill -TERM "$daemon_pid"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites README.md's settings list (between the "settings:" markers) with what
 # `cuzk-daemon --print-settings` prints: the settings table of src/server/settings.cpp.
-# tests/settings_test.cpp fails while the two differ. Usage: update-readme-settings.sh [BUILD_DIR]
+# tests/server/settings_test.cpp fails while the two differ. Usage: update-readme-settings.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 daemon="${1:-build}/src/cli/cuzk-daemon"

@@ -66,7 +66,7 @@ with tempfile.TemporaryDirectory() as tmp:
              '-march=native', '-std=c++20', '-DGTEST_HAS_PTHREAD=1']
     exe = os.path.join(tmp, 'ntt_gpu_test_emulated')
     subprocess.check_call(['g++', *flags, src, os.path.join(root, 'src/ntt/cuda/on_host.cpp'),
-                           os.path.join(root, 'tests/ntt_gpu_test.cpp'), '-o', exe,
+                           os.path.join(root, 'tests/arith/ntt_gpu_test.cpp'), '-o', exe,
                            os.path.join(build, 'tests/libcuzk_test_support.a'),
                            os.path.join(build, 'src/libcuzk_ntt.a'), '-lgtest', '-ltbb', '-lpthread'])
     sys.exit(subprocess.call([exe, *sys.argv[2:]]))

@@ -29,7 +29,7 @@ struct PoRepArgs {
   std::string request_id, priority;
   std::string out;  // prove: the proof bytes go here
   // verify: the proof, and its verifying key from a .vk file or the parameter files in a directory.
-  std::string proof, vk, param_cache;
+  std::string proof, vk, param_cache, param_cache_dir;
 };
 
 // A WindowPoSt partition or a WinningPoSt: `cuzk prove window-post` and `cuzk prove winning-post`.

@@ -120,8 +120,14 @@ FilecoinCommands::FilecoinCommands(CLI::App& app) {
   CLI::Option* vk = verify_porep_->add_option("--vk", args_.vk, "The verifying key (.vk file)");
   verify_porep_
       ->add_option("--param-cache", args_.param_cache,
-                   "Directory of the parameter files (default $FIL_PROOFS_PARAMETER_CACHE, else "
-                   "/var/tmp/filecoin-proof-parameters): the .vk, the .params, or cuzk's TEST parameters")
+                   "Directory of Filecoin's published parameter files (.vk, else .params), searched first; then "
+                   "$FIL_PROOFS_PARAMETER_CACHE, then /var/tmp/filecoin-proof-parameters (the daemon's "
+                   "srs.param_cache search)")
+      ->excludes(vk);
+  verify_porep_
+      ->add_option("--param-cache-dir", args_.param_cache_dir,
+                   "cuzk's own cache (the daemon's engine.param_cache_dir): its TEST parameters are used when no "
+                   "published file is found; such proofs verify against their own key only, never on chain")
       ->excludes(vk);
   verify_porep_->add_option("--registered-proof", args_.registered_proof,
                             "RegisteredSealProof name or id (checked against the Commit1 output's)");

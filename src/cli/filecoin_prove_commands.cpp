@@ -17,11 +17,11 @@
 #include "cli/curio_envelope_writers.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_parsing.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/registered_post_proof.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 #include "kinds/base64.hpp"
 
 namespace cuzk::cli {

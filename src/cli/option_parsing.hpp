@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "cuzk/v1/proving.pb.h"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/registered_post_proof.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 
 namespace cuzk::cli {
 

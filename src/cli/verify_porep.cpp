@@ -9,12 +9,12 @@
 #include "cli/exit_codes.hpp"
 #include "cli/local_verification.hpp"
 #include "cli/option_parsing.hpp"
-#include "filecoin/challenges.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/porep_parameters.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/seal_verify.hpp"
+#include "filecoin/parameter_search.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/porep/verify.hpp"
 #include "groth16/param_file.hpp"
 
 namespace cuzk::cli {
@@ -27,25 +27,28 @@ struct VerifyingKeyFile {
   bool test = false;  // cuzk's TEST parameters: valid against themselves only, never on chain
 };
 
-// --vk, else the published .vk, the published .params, then our TEST parameters in the
-// directory. Throws std::runtime_error naming what was looked for.
+// --vk, else the published .vk, then the published .params (the daemon's search: --param-cache,
+// $FIL_PROOFS_PARAMETER_CACHE, /var/tmp/filecoin-proof-parameters), then our TEST parameters in
+// --param-cache-dir. Throws std::runtime_error naming what was looked for where.
 VerifyingKeyFile find_verifying_key(const PoRepArgs& a, const filecoin::SealProofInfo& info) {
   if (!a.vk.empty()) return {groth16::read_verifying_key(a.vk), a.vk, false};
-  const std::filesystem::path dir =
-      a.param_cache.empty() ? filecoin::parameter_cache_dir() : std::filesystem::path(a.param_cache);
+  filecoin::ParameterSearch search;
+  search.param_cache = a.param_cache;
+  search.test_dir = a.param_cache_dir;
   const filecoin::ParameterId id = filecoin::porep_parameter_id(info);
-  const std::string test_name = filecoin::test_parameters_name(info);
-  for (const std::string& name : {id.vk_name(), id.params_name(), test_name}) {
-    std::optional<std::filesystem::path> path = filecoin::find_parameter_file(name, dir);
-    if (!path) continue;
-    if (name == id.vk_name()) return {groth16::read_verifying_key(path->string()), path->string(), false};
-    return {groth16::ParameterFile::open(path->string()).decode_verifying_key(groth16::ReadMode::kChecked),
-            path->string(), name == test_name};
-  }
-  throw std::runtime_error(
-      fmt::format("no verifying key for {} in {}: looked for {}, {} and {} (cuzk's TEST parameters); give --vk FILE or "
-                  "--param-cache DIR",
-                  info.name, dir.string(), id.vk_name(), id.params_name(), test_name));
+  if (auto vk = search.find_published(id.vk_name()))
+    return {groth16::read_verifying_key(vk->string()), vk->string(), false};
+  auto decode_vk = [](const std::filesystem::path& p) {
+    return groth16::ParameterFile::open(p.string()).decode_verifying_key(groth16::ReadMode::kChecked);
+  };
+  if (auto params = search.find_published(id.params_name())) return {decode_vk(*params), params->string(), false};
+  const std::filesystem::path test = search.test_path(id);
+  if (!a.param_cache_dir.empty() && std::filesystem::is_regular_file(test))
+    return {decode_vk(test), test.string(), true};
+  throw std::runtime_error(fmt::format(
+      "no verifying key for {}: neither {} nor {} in {}{}; give --vk FILE, --param-cache DIR or --param-cache-dir DIR",
+      info.name, id.vk_name(), id.params_name(), search.describe(),
+      a.param_cache_dir.empty() ? "" : ", nor cuzk's TEST parameters " + test.string()));
 }
 
 }  // namespace

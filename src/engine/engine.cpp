@@ -405,9 +405,10 @@ void Engine::preload_params(const std::string& param_id) {
     }
   } catch (const EngineError&) {
     throw;
+  } catch (const ParametersNotFound& e) {
+    throw EngineError(EngineError::Code::kNotFound, e.what());
   } catch (const std::exception& e) {
-    const bool missing = std::string_view(e.what()).find("no parameter file") != std::string_view::npos;
-    throw EngineError(missing ? EngineError::Code::kNotFound : EngineError::Code::kFailedPrecondition, e.what());
+    throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
   }
   // Each device gets the set ready too (the CUDA backend pins it and uploads its bases), so
   // the first proof does not pay for it.

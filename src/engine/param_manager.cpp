@@ -200,8 +200,12 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id,
   lock.unlock();
   std::shared_ptr<const ParamSet> set;
   std::string error;
+  bool not_found = false;
   try {
     set = load(id, recheck);
+  } catch (const ParametersNotFound& ex) {
+    error = ex.what();
+    not_found = true;
   } catch (const std::exception& ex) {
     error = ex.what();
   }
@@ -215,6 +219,7 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id,
     erase_if_unused(it);
     lock.unlock();
     if (paid) budget_.release(paid);
+    if (not_found) throw ParametersNotFound("parameters '" + id + "': " + error);
     throw std::runtime_error("parameters '" + id + "': " + error);
   }
   e.set = set;
@@ -273,8 +278,8 @@ std::shared_ptr<const ParamSet> ParameterManager::load(const std::string& id, bo
     }
   }
   const auto synthetic = parse_synthetic_id(id);
-  if (!synthetic) throw std::runtime_error("no parameter file " + path);
-  if (!allow_synthetic_setup_) throw std::runtime_error("no parameter file " + path + " (synthetic setup disabled)");
+  if (!synthetic) throw ParametersNotFound("no parameter file " + path);
+  if (!allow_synthetic_setup_) throw ParametersNotFound("no parameter file " + path + " (synthetic setup disabled)");
   spdlog::info("parameters {}: not cached, running the setup (random toxic waste)", id);
   circuits::SyntheticCircuit circuit(synthetic->constraints, synthetic->public_inputs, {}, synthetic->seed);
   auto params = groth16::generate_parameters(circuit, groth16::ToxicWaste::random());

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,12 +65,20 @@ struct LoadedParameters {
 
 // Where parameter sets of some ids come from (EngineConfig::parameter_sources, asked in order
 // before the engine's own cache directory): Filecoin's published files, a TEST setup, ...
+// What a parameter source throws when it has no file for an id and may not make one: the engine
+// answers NOT_FOUND (any other failure to load is FAILED_PRECONDITION).
+class ParametersNotFound : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct ParameterSource {
   // Whether this source serves the id.
   std::function<bool(const std::string& id)> serves;
   // The set's host bytes, known before loading (for the budget); nullopt when unknown.
   std::function<std::optional<int64_t>(const std::string& id)> expected_bytes;
-  // Loads (or makes) the set; throws std::runtime_error naming the file and the problem. recheck:
+  // Loads (or makes) the set; throws ParametersNotFound, or std::runtime_error naming the file and
+  // the problem. recheck:
   // a proof made with this id's last set failed, so the file is checked in full again (its
   // digest, or every point) even if it passed before in this process.
   std::function<LoadedParameters(const std::string& id, bool recheck)> load;

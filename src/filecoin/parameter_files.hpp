@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

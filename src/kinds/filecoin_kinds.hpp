@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/proof_input.hpp"
+#include "filecoin/parameter_search.hpp"
 
 namespace cuzk::kinds {
 
@@ -42,7 +43,7 @@ struct PoRepRequest {
   uint64_t sector_size = 0;    // 0: not checked; else must be the registered proof's
 };
 
-// Parses and checks the Commit1 output (seal_commit_check.hpp: replica_id from the miner and
+// Parses and checks the Commit1 output (porep/commit1_check.hpp: replica_id from the miner and
 // sector, the challenges, roots, labels). Throws InvalidProofRequest naming what is wrong, or
 // UnsupportedProof for non-interactive PoRep. partitions() is the proof's (1 or 10); the proof
 // returned is filecoin-ffi's seal_commit_phase2 bytes: 192 per partition, concatenated.
@@ -111,6 +112,8 @@ struct FilecoinParameterOptions {
 // fallback-...") and SnapDeals ("v28-empty-sector-update-..."). Curio's circuit ids are mapped to
 // them by param_id_for_circuit_id, not served (a set under two ids would be resident twice).
 engine::ParameterSource filecoin_parameter_source(const FilecoinParameterOptions& options);
+// The search those options describe (for the daemon's log line and the client's lookups).
+filecoin::ParameterSearch parameter_search(const FilecoinParameterOptions& options);
 
 // The parameter id behind one of Curio's SRS circuit ids (PreloadSRS / EvictSRS), or the id
 // itself when it already is one of ours; nullopt otherwise. Curio's ids are "<kind>-<size>":

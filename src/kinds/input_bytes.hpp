@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
 
 namespace cuzk::kinds {
 

@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "filecoin/challenges.hpp"
-#include "filecoin/graph.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/public_inputs.hpp"
-#include "filecoin/seal_commit_check.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/stacked_circuit.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/circuit.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/commit1_check.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/public_inputs.hpp"
 #include "kinds/base64.hpp"
 #include "kinds/filecoin_kinds.hpp"
 #include "kinds/input_bytes.hpp"

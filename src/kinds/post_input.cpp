@@ -6,12 +6,12 @@
 #include <mutex>
 #include <string>
 
-#include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/fallback_post_circuit.hpp"
-#include "filecoin/fallback_post_public_inputs.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/challenges.hpp"
+#include "filecoin/post/circuit.hpp"
+#include "filecoin/post/public_inputs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "kinds/filecoin_kinds.hpp"
 #include "kinds/input_bytes.hpp"
 #include "r1cs/proving_assignment.hpp"

@@ -5,10 +5,10 @@
 #include <mutex>
 #include <string>
 
-#include "filecoin/empty_sector_update_circuit.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+#include "filecoin/snap/circuit.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 #include "kinds/filecoin_kinds.hpp"
 #include "kinds/input_bytes.hpp"
 #include "r1cs/proving_assignment.hpp"

@@ -163,13 +163,7 @@ engine::EngineConfig engine_config(const DaemonConfig& c) {
   files.test_dir = c.engine.param_cache_dir;
   files.log = [](const std::string& line) { spdlog::warn("{}", line); };
   e.parameter_sources.push_back(kinds::filecoin_parameter_source(files));
-
-  std::string dirs = c.srs.param_cache.empty() ? "" : c.srs.param_cache + ", then ";
-  if (const char* env = std::getenv(std::string(filecoin::kParameterCacheEnv).c_str()); env && *env) {
-    dirs += std::string(env) + " ($" + std::string(filecoin::kParameterCacheEnv) + "), then ";
-  }
-  dirs += std::string(filecoin::kDefaultParameterCacheDir);
-  spdlog::info("Filecoin parameter files are looked for in {} (digests {})", dirs,
+  spdlog::info("Filecoin parameter files are looked for in {} (digests {})", kinds::parameter_search(files).describe(),
                c.srs.verify_digest ? "checked on first load" : "NOT checked: srs.verify_digest = false");
   if (c.srs.allow_test_parameters) {
     spdlog::warn(

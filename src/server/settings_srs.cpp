@@ -3,10 +3,8 @@
 
 namespace cuzk::server {
 
-using namespace setting_builders;
-
 void setting_builders::add_srs_settings(std::vector<Setting>& t) {
-  t.push_back(text("srs", "param_cache", "--srs-param-cache", field(&SrsConfig::param_cache),
+  t.push_back(text("srs", "param_cache", "--param-cache", field(&SrsConfig::param_cache),
                    "Directory of Filecoin's published parameter files (v28-*.params and .vk, as `curio "
                    "fetch-params` downloads them), searched first; then $FIL_PROOFS_PARAMETER_CACHE, then "
                    "/var/tmp/filecoin-proof-parameters"));

@@ -109,7 +109,7 @@ class Daemon:
         self.ready = os.path.join(work, "ready")
         self.log_path = os.path.join(work, "daemon.log")
         argv = [binary, "--config", config, "--listen", "unix:" + self.socket, "--status-listen", "127.0.0.1:0",
-                "--ready-file", self.ready, "--param-cache-dir", params, "--srs-param-cache", params,
+                "--ready-file", self.ready, "--param-cache-dir", params, "--param-cache", params,
                 "--spool-dir", os.path.join(work, "spool"), "--allow-test-parameters"] + extra
         print("start " + " ".join(argv), flush=True)
         self.log = open(self.log_path, "ab")
@@ -310,7 +310,7 @@ def run(args, work):
             with open(own_path, "wb") as f:
                 f.write(own.proof)
             rc = subprocess.call([args.client, "verify", "porep", "--c1", other[1], "--miner", f"t0{MINER}",
-                                  "--sector", str(OTHER_SECTOR), "--param-cache", args.params, "--proof", own_path])
+                                  "--sector", str(OTHER_SECTOR), "--param-cache-dir", args.params, "--proof", own_path])
             check(rc == 0, f"its own proof verifies (the PSProve-style Commit1 output; exit {rc})")
             expected_completed = 2
 
@@ -318,7 +318,7 @@ def run(args, work):
         with open(proof_path, "wb") as f:
             f.write(result.proof)
         verify = [args.client, "verify", "porep", "--c1", c1_path, "--miner", f"t0{MINER}", "--sector", str(SECTOR),
-                  "--param-cache", args.params]
+                  "--param-cache-dir", args.params]
         rc = subprocess.call(verify + ["--proof", proof_path])
         check(rc == 0, f"cuzk verify porep accepts the proof (exit {rc})")
         bad = bytearray(result.proof)

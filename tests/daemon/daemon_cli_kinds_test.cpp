@@ -20,12 +20,12 @@
 #include <gtest/gtest.h>
 
 #include "daemon_harness.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/fallback_post_public_inputs.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/generators/test_sector_update.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/test_sector.hpp"
-#include "filecoin/test_sector_update.hpp"
+#include "filecoin/post/public_inputs.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/parameters.hpp"
 #include "groth16/verifier.hpp"

@@ -333,7 +333,7 @@ TEST(DaemonTest, PoRepWithoutParametersSaysWhy) {
   if (!req) GTEST_SKIP() << "no test data: " << path;
   char tmpl[] = "/tmp/cuzk-no-params-XXXXXX";
   std::string empty = mkdtemp(tmpl);
-  DaemonProcess d({"--srs-param-cache", empty});
+  DaemonProcess d({"--param-cache", empty});
   ASSERT_FALSE(testing::Test::HasFailure());
   auto stub = d.stub();
   v1::ProveResponse pr;

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/porep/commit1.hpp"
 #include "gadgets/hashers.hpp"
 #include "test_support.hpp"
 

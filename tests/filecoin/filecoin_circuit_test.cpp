@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/stacked_circuit.hpp"
+#include "filecoin/porep/circuit.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "serial_only_cs.hpp"

@@ -15,11 +15,11 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/chacha.hpp"
-#include "filecoin/challenges.hpp"
-#include "filecoin/feistel.hpp"
-#include "filecoin/graph.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/common/chacha.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/feistel.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::filecoin {

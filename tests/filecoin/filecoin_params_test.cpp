@@ -14,14 +14,18 @@
 
 #include <gtest/gtest.h>
 
+#include "circuits/synthetic.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/parameter_search.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "groth16/setup.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ScopedEnv;
 
 constexpr uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 
@@ -33,27 +37,6 @@ fs::path write_in(const test::TempDir& dir, const std::string& name, const std::
   test::write_file(p.string(), bytes);
   return p;
 }
-
-// Sets (or unsets, for nullptr) an environment variable and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    set(value);
-  }
-  ~ScopedEnv() { set(old_ ? old_->c_str() : nullptr); }
-  void set(const char* value) {
-    if (value) {
-      ::setenv(name_.c_str(), value, 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -511,6 +494,54 @@ TEST(ParameterCache, DirectoryFromEnvironment) {
   EXPECT_EQ(parameter_cache_dir(), fs::path("/var/tmp/filecoin-proof-parameters"));
   env.set("");
   EXPECT_EQ(parameter_cache_dir(), fs::path("/var/tmp/filecoin-proof-parameters"));
+}
+
+// The one search (parameter_search.hpp): the configured cache, then $FIL_PROOFS_PARAMETER_CACHE,
+// then the default; TEST setups read or made only where allowed, made once and then read.
+TEST(ParameterSearch, LooksInOrderAndMakesTestSetupsOnlyWhereAllowed) {
+  test::TempDir configured, env_dir, own;
+  ScopedEnv env("FIL_PROOFS_PARAMETER_CACHE", env_dir.path.c_str());
+  ParameterSearch search;
+  search.param_cache = configured.path;
+  search.test_dir = own.path;
+  const std::vector<fs::path> dirs = search.published_dirs();
+  ASSERT_EQ(dirs.size(), 3u);
+  EXPECT_EQ(dirs[0], fs::path(configured.path));
+  EXPECT_EQ(dirs[1], fs::path(env_dir.path));
+  EXPECT_EQ(dirs[2], fs::path("/var/tmp/filecoin-proof-parameters"));
+  EXPECT_EQ(search.describe(), configured.path + ", then " + env_dir.path +
+                                   " ($FIL_PROOFS_PARAMETER_CACHE), then /var/tmp/filecoin-proof-parameters");
+  const ParameterId id = winning_post_parameter_id(2 * kKiB);
+  if (search.find_published(id.params_name())) GTEST_SKIP() << "this machine has the published file";
+  write_in(env_dir, id.vk_name(), "env");
+  EXPECT_EQ(search.find_published(id.vk_name()), fs::path(env_dir.path) / id.vk_name());
+  write_in(configured, id.vk_name(), "configured");
+  EXPECT_EQ(search.find_published(id.vk_name()), fs::path(configured.path) / id.vk_name());
+  EXPECT_EQ(search.test_path(id), fs::path(own.path) / ("cuzk-TEST-ONLY-" + id.params_name()));
+
+  int setups = 0;
+  auto setup = [&setups] {
+    setups++;
+    return groth16::generate_parameters(circuits::SyntheticCircuit(64, 2, {}, 3), groth16::ToxicWaste::random());
+  };
+  // Not allowed: neither made nor read (a TEST file beside is never served unasked).
+  EXPECT_THROW(load_parameters(id, "WinningPoSt 2 KiB", setup, search), ParametersNotFound);
+  const std::string e = error_of([&] { load_parameters(id, "WinningPoSt 2 KiB", setup, search); });
+  EXPECT_NE(e.find(id.params_name()), std::string::npos) << e;
+  EXPECT_NE(e.find(search.describe()), std::string::npos) << e;
+  EXPECT_EQ(setups, 0);
+  // Allowed: made once, cached, then read.
+  search.allow_test = true;
+  const FoundParameters made = load_parameters(id, "WinningPoSt 2 KiB", setup, search);
+  EXPECT_FALSE(made.published);
+  EXPECT_EQ(made.path, search.test_path(id));
+  EXPECT_TRUE(fs::exists(made.path));
+  const FoundParameters read = load_parameters(id, "WinningPoSt 2 KiB", setup, search);
+  EXPECT_EQ(setups, 1);
+  EXPECT_EQ(read.params.vk.alpha_g1, made.params.vk.alpha_g1);
+  // The cached setup stays unread once TEST parameters are no longer allowed.
+  search.allow_test = false;
+  EXPECT_THROW(load_parameters(id, "WinningPoSt 2 KiB", setup, search), ParametersNotFound);
 }
 
 // Runs when a user has real parameter files in the cache: checks every .vk found and the small

@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/challenges.hpp"
-#include "filecoin/public_inputs.hpp"
-#include "filecoin/seal_commit_check.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/stacked_circuit.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/circuit.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/commit1_check.hpp"
+#include "filecoin/porep/public_inputs.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"

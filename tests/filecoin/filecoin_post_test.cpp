@@ -13,15 +13,15 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/fallback_post_circuit.hpp"
-#include "filecoin/fallback_post_public_inputs.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/post_vanilla_prover.hpp"
+#include "filecoin/generators/sparse_post_sector.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/post_vanilla_prover.hpp"
-#include "filecoin/registered_post_proof.hpp"
-#include "filecoin/sparse_post_sector.hpp"
+#include "filecoin/post/challenges.hpp"
+#include "filecoin/post/circuit.hpp"
+#include "filecoin/post/public_inputs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "gadgets/hashers.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/verifier.hpp"

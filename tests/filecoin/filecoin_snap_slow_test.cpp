@@ -4,7 +4,7 @@
 // a 2 KiB update partition with a TEST setup of our own (cached in the build tree like
 // filecoin_prove_test's): the proof verifies with the verifier's public inputs and not with a
 // tampered one. (Filecoin publishes no 2 KiB parameters for the Poseidon variant.) Sparse updates
-// (sparse_sector_update.hpp): every 8 MiB partition and partition 0 of a 32 GiB one (81 M
+// (generators/sparse_sector_update.hpp): every 8 MiB partition and partition 0 of a 32 GiB one (81 M
 // constraints: about a minute and 4 GiB on a 2-core machine) satisfy the circuit. 8 MiB
 // partitions (generated and sparse, both variants) synthesize into a proving assignment in
 // parallel sections exactly as serially; DISABLED_Sparse32GiBPartitionSerialVsSections times both
@@ -19,11 +19,11 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/empty_sector_update_circuit.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/sparse_sector_update.hpp"
-#include "filecoin/test_sector.hpp"
-#include "filecoin/test_sector_update.hpp"
+#include "filecoin/generators/sparse_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/generators/test_sector_update.hpp"
+#include "filecoin/snap/circuit.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"

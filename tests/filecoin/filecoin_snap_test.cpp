@@ -4,7 +4,7 @@
 // gen_challenge_bits gadget against the published counts (tests/circuit.rs, gadgets.rs), and a
 // 2 KiB update of a real sealed sector: its vanilla proofs round-trip through bincode byte for
 // byte, verify, and satisfy every partition's circuit with the verifier's public inputs; tampered
-// inputs are refused. Sparse updates (sparse_sector_update.hpp): at 2 KiB and 8 MiB the same bytes as
+// inputs are refused. Sparse updates (generators/sparse_sector_update.hpp): at 2 KiB and 8 MiB the same bytes as
 // the full generator over the same replica, every partition verifying, the first and last
 // satisfying the circuit; at 32 GiB and 64 GiB generated in milliseconds and verifying. Both
 // variants synthesize their challenges into a proving assignment in parallel sections exactly as
@@ -19,16 +19,16 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/bincode.hpp"
-#include "filecoin/empty_sector_update_challenges.hpp"
-#include "filecoin/empty_sector_update_circuit.hpp"
-#include "filecoin/empty_sector_update_gadgets.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
-#include "filecoin/sparse_sector_update.hpp"
-#include "filecoin/test_sector.hpp"
-#include "filecoin/test_sector_update.hpp"
+#include "filecoin/common/bincode.hpp"
+#include "filecoin/generators/sparse_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/generators/test_sector_update.hpp"
+#include "filecoin/snap/challenges.hpp"
+#include "filecoin/snap/circuit.hpp"
+#include "filecoin/snap/gadgets.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
 #include "serial_only_cs.hpp"

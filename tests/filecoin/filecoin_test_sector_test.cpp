@@ -1,4 +1,4 @@
-// Test sectors (src/filecoin/test_sector.hpp): native trees against their sparse twins; real SDR
+// Test sectors (src/filecoin/generators/test_sector.hpp): native trees against their sparse twins; real SDR
 // seals of 2 KiB (V1, V1_1, synthetic, non-interactive) and 8 MiB whose Commit1 outputs satisfy
 // the PoRep circuit; the labels and tree C of the real 8 MiB Commit1 output recomputed from its
 // replica_id; sparse 512 MiB (circuit satisfied), 32 GiB and 64 GiB (natively consistent, one
@@ -14,17 +14,17 @@
 
 #include <gtest/gtest.h>
 
-#include "filecoin/blake2b.hpp"
-#include "filecoin/challenges.hpp"
-#include "filecoin/graph.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/sdr_labels.hpp"
-#include "filecoin/sdr_seal.hpp"
-#include "filecoin/seal_commit_check.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/sparse_sector.hpp"
-#include "filecoin/stacked_circuit.hpp"
-#include "filecoin/test_sector.hpp"
+#include "filecoin/common/blake2b.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/sdr_seal.hpp"
+#include "filecoin/generators/sparse_sector.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/circuit.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/commit1_check.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/labels.hpp"
 #include "gadgets/hashers.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/porep/commit1.hpp"
 #include "fuzz_check.hpp"
 
 using namespace cuzk::filecoin;

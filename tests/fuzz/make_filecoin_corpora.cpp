@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/registered_post_proof.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/sparse_post_sector.hpp"
-#include "filecoin/sparse_sector_update.hpp"
-#include "filecoin/test_sector.hpp"
+#include "filecoin/generators/sparse_post_sector.hpp"
+#include "filecoin/generators/sparse_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 
 using namespace cuzk::filecoin;
 namespace fs = std::filesystem;

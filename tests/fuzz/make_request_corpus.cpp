@@ -9,13 +9,13 @@
 #include <string>
 
 #include "cuzk/v1/proving.pb.h"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/registered_post_proof.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/sparse_post_sector.hpp"
-#include "filecoin/sparse_sector_update.hpp"
-#include "filecoin/test_sector.hpp"
+#include "filecoin/generators/sparse_post_sector.hpp"
+#include "filecoin/generators/sparse_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 
 using namespace cuzk;
 using namespace cuzk::filecoin;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of toml_config: Curio's cuzk.toml samples the settings tests read, a
 small config of our own tables, and the inputs that reach toml++ 3.3.0's undefined behaviour
-(tests/settings_test.cpp), which the reader must refuse. Run: tests/fuzz/make_toml_corpus.py"""
+(tests/server/settings_test.cpp), which the reader must refuse. Run: tests/fuzz/make_toml_corpus.py"""
 import os
 import shutil
 

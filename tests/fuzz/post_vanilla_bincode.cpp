@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "fuzz_check.hpp"
 
 using namespace cuzk::filecoin;

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 #include "fuzz_check.hpp"
 
 using namespace cuzk::filecoin;

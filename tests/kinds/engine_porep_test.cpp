@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
-#include "filecoin/porep_parameters.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/seal_verify.hpp"
-#include "filecoin/test_sector.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/parameters.hpp"
+#include "filecoin/porep/verify.hpp"
 #include "groth16/verifier.hpp"
 #include "kinds/base64.hpp"
 #include "kinds/filecoin_kinds.hpp"

@@ -12,12 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
-#include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/fallback_post_circuit.hpp"
-#include "filecoin/fallback_post_public_inputs.hpp"
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/merkle_tree.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/challenges.hpp"
+#include "filecoin/post/circuit.hpp"
+#include "filecoin/post/public_inputs.hpp"
+#include "filecoin/post/registered_proofs.hpp"
 #include "gadgets/hashers.hpp"
 #include "groth16/parameters.hpp"
 #include "groth16/verifier.hpp"

@@ -12,11 +12,11 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
-#include "filecoin/empty_sector_update_circuit.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/test_sector.hpp"
-#include "filecoin/test_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/generators/test_sector_update.hpp"
+#include "filecoin/snap/circuit.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 #include "groth16/parameters.hpp"
 #include "groth16/verifier.hpp"
 #include "kinds/filecoin_kinds.hpp"

@@ -12,10 +12,10 @@
 #include <gtest/gtest.h>
 
 #include "circuits/synthetic.hpp"
-#include "filecoin/graph.hpp"
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/public_inputs.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/public_inputs.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 #include "groth16/param_file.hpp"
 #include "groth16/parameters.hpp"
 #include "groth16/setup.hpp"
@@ -132,25 +132,6 @@ TEST(KindsTest, RealCommit1AsAPoRepInput) {
   EXPECT_THROW(make_porep_input({json, 16, 1006, 1498, 0}), UnsupportedProof);  // 8 MiB non-interactive
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) {
   const auto root = std::filesystem::temp_directory_path() / ("cuzk-kinds-test-" + std::to_string(getpid()));
   const auto configured = root / "configured", env = root / "env";
@@ -158,7 +139,7 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   std::filesystem::create_directories(env);
   const auto& info = filecoin::seal_proof_info(filecoin::RegisteredSealProof::kStackedDrg2KiBV1_1);
   const auto names = filecoin::porep_parameter_id(info);
-  ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), env.string());
+  test::ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), env.string().c_str());
   FilecoinParameterOptions o;
   o.param_cache = configured.string();
   o.test_dir = (root / "test").string();
@@ -177,6 +158,7 @@ TEST(KindsTest, ParameterSourceLooksInOrderChecksDigestsAndSetsUpOnlyWhenAsked) 
   };
   // None anywhere (unless this machine has the published file): no setup of our own.
   if (!filecoin::find_parameter_file(names.params_name(), filecoin::kDefaultParameterCacheDir)) {
+    EXPECT_THROW(source.load(names.stem, false), engine::ParametersNotFound);  // the engine's NOT_FOUND
     const std::string e = error_of(source);
     EXPECT_NE(e.find("no parameter file " + names.params_name()), std::string::npos) << e;
     EXPECT_NE(e.find(configured.string()), std::string::npos) << e;
@@ -236,7 +218,7 @@ TEST(KindsTest, PublishedFilesAreCheckedAndOwnFilesNeedTheirTrailer) {
   const auto published = root / "published", test_dir = root / "test";
   std::filesystem::create_directories(published);
   std::filesystem::create_directories(test_dir);
-  ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), (root / "none").string());
+  test::ScopedEnv scoped(std::string(filecoin::kParameterCacheEnv).c_str(), (root / "none").string().c_str());
   FilecoinParameterOptions o;
   o.param_cache = published.string();
   o.test_dir = test_dir.string();

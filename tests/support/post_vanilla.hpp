@@ -1,6 +1,6 @@
 // Test helpers for the PoSt kinds: the first miner's two real 2 KiB presealed sectors (tree R
 // rebuilt from each sealed replica) and their vanilla proofs written as Curio sends them (bincode
-// FallbackPoStSectorProof, fallback_post_vanilla_proof.hpp).
+// FallbackPoStSectorProof, post/vanilla_proof.hpp).
 #pragma once
 
 #include <filesystem>
@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/post_vanilla_prover.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/post_vanilla_prover.hpp"
+#include "filecoin/post/challenges.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::test::post {

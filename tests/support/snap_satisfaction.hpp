@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "filecoin/empty_sector_update_circuit.hpp"
+#include "filecoin/snap/circuit.hpp"
 #include "r1cs/shape.hpp"
 
 namespace cuzk::test::snap {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "ff/fr.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/test_sector.hpp"
-#include "filecoin/test_sector_update.hpp"
+#include "filecoin/generators/test_sector.hpp"
+#include "filecoin/generators/test_sector_update.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::test {
 

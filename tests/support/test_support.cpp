@@ -113,6 +113,21 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 };
 }  // namespace
 
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) old_ = old;
+  set(value);
+}
+
+ScopedEnv::~ScopedEnv() { set(old_ ? old_->c_str() : nullptr); }
+
+void ScopedEnv::set(const char* value) {
+  if (value) {
+    ::setenv(name_.c_str(), value, 1);
+  } else {
+    ::unsetenv(name_.c_str());
+  }
+}
+
 }  // namespace cuzk::test
 
 int main(int argc, char** argv) {

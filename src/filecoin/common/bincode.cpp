@@ -1,4 +1,4 @@
-#include "filecoin/bincode.hpp"
+#include "filecoin/common/bincode.hpp"
 
 #include <stdexcept>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
 #include "gadgets/por.hpp"
 
 namespace cuzk::filecoin {

@@ -1,4 +1,4 @@
-#include "filecoin/blake2b.hpp"
+#include "filecoin/common/blake2b.hpp"
 
 #include <algorithm>
 #include <bit>

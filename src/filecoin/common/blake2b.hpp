@@ -1,5 +1,5 @@
 // BLAKE2b (RFC 7693), as the blake2b_simd crate computes it: the Feistel round function of the
-// SDR graph (feistel.hpp) and, keyed with a 32-byte output, the keys of the synthetic PoRep
+// SDR graph (porep/feistel.hpp) and, keyed with a 32-byte output, the keys of the synthetic PoRep
 // challenges (storage-proofs-porep stacked/vanilla/challenges.rs).
 #pragma once
 

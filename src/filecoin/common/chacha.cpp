@@ -1,4 +1,4 @@
-#include "filecoin/chacha.hpp"
+#include "filecoin/common/chacha.hpp"
 
 #include <algorithm>
 #include <bit>

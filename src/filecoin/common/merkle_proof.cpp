@@ -1,4 +1,4 @@
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
 
 #include <bit>
 

@@ -1,4 +1,4 @@
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/merkle_tree.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <string>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/sha256_fast.hpp"
+#include "filecoin/common/sha256_fast.hpp"
 #include "gadgets/poseidon.hpp"
 
 namespace cuzk::filecoin {

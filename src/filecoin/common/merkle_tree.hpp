@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
 #include "gadgets/por.hpp"
 
 namespace cuzk::filecoin {

@@ -1,4 +1,4 @@
-#include "filecoin/sha256_fast.hpp"
+#include "filecoin/common/sha256_fast.hpp"
 
 #include <openssl/evp.h>
 #include <stdexcept>

@@ -1,11 +1,11 @@
-#include "filecoin/vanilla_prover.hpp"
+#include "filecoin/generators/porep_vanilla_prover.hpp"
 
 #include <array>
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/challenges.hpp"
+#include "filecoin/porep/challenges.hpp"
 #include "gadgets/label.hpp"
 
 namespace cuzk::filecoin {

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "filecoin/graph.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

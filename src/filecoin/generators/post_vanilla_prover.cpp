@@ -1,4 +1,4 @@
-#include "filecoin/post_vanilla_prover.hpp"
+#include "filecoin/generators/post_vanilla_prover.hpp"
 
 #include <stdexcept>
 #include <string>

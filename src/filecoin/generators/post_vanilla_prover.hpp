@@ -5,16 +5,16 @@
 //
 // From a sealed replica file, tree R is rebuilt in memory from its nodes (each 32-byte node a
 // canonical field element): sectors up to 512 MiB (2^24 nodes, ~0.6 GiB of tree). Filecoin keeps
-// larger sectors' tree R in cache files this does not read; sparse_post_sector.hpp makes test
+// larger sectors' tree R in cache files this does not read; generators/sparse_post_sector.hpp makes test
 // sectors of those sizes.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
-#include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/post/challenges.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,11 +1,11 @@
-#include "filecoin/sdr_seal.hpp"
+#include "filecoin/generators/sdr_seal.hpp"
 
 #include <chrono>
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/challenges.hpp"
+#include "filecoin/porep/challenges.hpp"
 #include "gadgets/hashers.hpp"
 #include "util/elapsed.hpp"
 

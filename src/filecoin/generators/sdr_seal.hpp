@@ -5,7 +5,7 @@
 // comm_r_last). Then Commit1 (seal_commit_phase1): the vanilla proofs of every partition.
 //
 // Memory is about (layers + 6) x the sector size, so sealing stops at 512 MiB (4.2 GiB peak);
-// larger test sectors are built sparsely (sparse_sector.hpp). Labels are sequential within a
+// larger test sectors are built sparsely (generators/sparse_sector.hpp). Labels are sequential within a
 // layer (node n - 1 is a parent of n) after a parallel parent cache; the trees are hashed in
 // parallel, and tree C's Poseidon column hashes dominate (timings: docs/perf-history.md, "Test sectors").
 #pragma once
@@ -15,12 +15,12 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/graph.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/sdr_labels.hpp"
-#include "filecoin/vanilla_proof.hpp"
-#include "filecoin/vanilla_prover.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/porep_vanilla_prover.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/labels.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,8 +1,8 @@
-#include "filecoin/sparse_post_sector.hpp"
+#include "filecoin/generators/sparse_post_sector.hpp"
 
-#include "filecoin/fallback_post_challenges.hpp"
-#include "filecoin/post_vanilla_prover.hpp"
-#include "filecoin/sparse_sector.hpp"
+#include "filecoin/generators/post_vanilla_prover.hpp"
+#include "filecoin/generators/sparse_sector.hpp"
+#include "filecoin/post/challenges.hpp"
 
 namespace cuzk::filecoin {
 namespace {

@@ -3,15 +3,15 @@
 // (SparseMerkleTree hashes only the touched paths), comm_c is pseudo-random and comm_r =
 // Poseidon(comm_c, comm_r_last). PoSt challenges depend on the randomness and the sector id, not on
 // the replica, so such a sector answers any randomness consistently (unlike PoRep's synthetic
-// challenges, sparse_sector.hpp). Its vanilla proofs are what generate_single_vanilla_proof would
+// challenges, generators/sparse_sector.hpp). Its vanilla proofs are what generate_single_vanilla_proof would
 // give for a replica with those leaves; no sealed replica has them.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

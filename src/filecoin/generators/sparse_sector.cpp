@@ -1,4 +1,4 @@
-#include "filecoin/sparse_sector.hpp"
+#include "filecoin/generators/sparse_sector.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,9 +8,9 @@
 #include <string_view>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/challenges.hpp"
-#include "filecoin/sdr_labels.hpp"
-#include "filecoin/sha256_fast.hpp"
+#include "filecoin/common/sha256_fast.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/labels.hpp"
 #include "gadgets/hashers.hpp"
 #include "util/elapsed.hpp"
 

@@ -24,10 +24,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "filecoin/graph.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/vanilla_prover.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/porep_vanilla_prover.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,8 +1,8 @@
-#include "filecoin/sparse_sector_update.hpp"
+#include "filecoin/generators/sparse_sector_update.hpp"
 
-#include "filecoin/empty_sector_update_challenges.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/sparse_sector.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/sparse_sector.hpp"
+#include "filecoin/snap/challenges.hpp"
 #include "gadgets/hashers.hpp"
 
 namespace cuzk::filecoin {
@@ -30,7 +30,7 @@ SparseSectorUpdate make_sparse_sector_update(const EmptySectorUpdateParams& para
   u.comm_r_old = u.comm_r_new = gadgets::poseidon_node_hash(std::vector<Fr>{u.comm_c, tree_r.root()});
   u.comm_d_new = tree_d.root();
 
-  // vanilla.rs prove_inner (as test_sector_update.cpp's empty_sector_update_partition_proof):
+  // vanilla.rs prove_inner (as generators/test_sector_update.cpp's empty_sector_update_partition_proof):
   // partition k's apex leaves are tree D's nodes k * A .. k * A + A - 1 of the row
   // challenge_bit_len - partition_bit_len - apex_leaf_bit_len above the leaves, all that row's
   // default.

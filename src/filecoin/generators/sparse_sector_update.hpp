@@ -1,5 +1,5 @@
 // Sparse SnapDeals (EmptySectorUpdate) updates for tests and benchmarks of any size (32 GiB and
-// 64 GiB included), in the style of sparse_sector.hpp / sparse_post_sector.hpp: the commitments
+// 64 GiB included), in the style of generators/sparse_sector.hpp / generators/sparse_post_sector.hpp: the commitments
 // and every partition's vanilla proof in milliseconds, with no replica held.
 //
 // The construction: the old replica holds one pseudo-random leaf everywhere (no node of it
@@ -23,9 +23,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,12 +1,12 @@
-#include "filecoin/test_sector.hpp"
+#include "filecoin/generators/test_sector.hpp"
 
 #include <chrono>
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/chacha.hpp"
-#include "filecoin/challenges.hpp"
-#include "filecoin/sparse_sector.hpp"
+#include "filecoin/common/chacha.hpp"
+#include "filecoin/generators/sparse_sector.hpp"
+#include "filecoin/porep/challenges.hpp"
 #include "util/elapsed.hpp"
 
 namespace cuzk::filecoin {

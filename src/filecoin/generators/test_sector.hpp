@@ -2,15 +2,15 @@
 // real inputs and no Filecoin node, for tests and benchmarks.
 //
 // Two constructions, chosen by size (SectorMode::kAuto):
-//   - a real SDR seal (sdr_seal.hpp) for 2 KiB and 8 MiB, and for 512 MiB when the data is not
+//   - a real SDR seal (generators/sdr_seal.hpp) for 2 KiB and 8 MiB, and for 512 MiB when the data is not
 //     all zero or the challenges are synthetic or non-interactive; the data is zeros,
 //     pseudo-random or the caller's bytes;
-//   - a sparse committed-capacity sector (sparse_sector.hpp) for 32 GiB and 64 GiB, and 512 MiB
+//   - a sparse committed-capacity sector (generators/sparse_sector.hpp) for 32 GiB and 64 GiB, and 512 MiB
 //     with zero data and interactive challenges: only the challenged nodes and their parents are
 //     labelled, a 32 GiB output (10 partitions x 18 challenges, 11 layers) in about a second.
 // Both are consistent in everything the PoRep circuit checks, in every partition. Synthetic and
 // non-interactive proofs above 512 MiB cannot be generated (their challenges depend on comm_r;
-// see sparse_sector.hpp).
+// see generators/sparse_sector.hpp).
 //
 // Cost: seconds up to 8 MiB, minutes for a real 512 MiB seal (tree C's Poseidon hashes dominate),
 // about a second sparse; the measured figures are in docs/perf-history.md, "Test sectors".
@@ -21,9 +21,9 @@
 #include <optional>
 #include <vector>
 
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/sdr_seal.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/generators/sdr_seal.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,10 +1,10 @@
-#include "filecoin/test_sector_update.hpp"
+#include "filecoin/generators/test_sector_update.hpp"
 
 #include <random>
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/empty_sector_update_challenges.hpp"
+#include "filecoin/snap/challenges.hpp"
 #include "gadgets/hashers.hpp"
 
 namespace cuzk::filecoin {

@@ -16,11 +16,11 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/sdr_seal.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/generators/sdr_seal.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 
@@ -40,7 +40,7 @@ std::vector<uint8_t> test_update_data(const EmptySectorUpdateParams& params, uin
 // non-canonical node or an h the size does not allow.
 TestSectorUpdate generate_test_sector_update(const EmptySectorUpdateParams& params, std::span<const Fr> replica_old,
                                              const Fr& comm_c, std::span<const uint8_t> new_data, size_t h = 0);
-// The same over a real sealed sector (sdr_seal.hpp); its size must be params' size.
+// The same over a real sealed sector (generators/sdr_seal.hpp); its size must be params' size.
 TestSectorUpdate generate_test_sector_update(const EmptySectorUpdateParams& params, const SealedSector& sealed,
                                              std::span<const uint8_t> new_data, size_t h = 0);
 

@@ -1,4 +1,4 @@
-#include "filecoin/challenges.hpp"
+#include "filecoin/porep/challenges.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "ff/fr.hpp"
-#include "filecoin/blake2b.hpp"
+#include "filecoin/common/blake2b.hpp"
 #include "gadgets/sha256.hpp"
 
 namespace cuzk::filecoin {

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/chacha.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/common/chacha.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

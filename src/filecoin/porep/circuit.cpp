@@ -1,4 +1,4 @@
-#include "filecoin/stacked_circuit.hpp"
+#include "filecoin/porep/circuit.hpp"
 
 #include <atomic>
 #include <map>
@@ -8,7 +8,7 @@
 #include <string>
 #include <tbb/task_group.h>
 
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/merkle_tree.hpp"
 #include "gadgets/hashers.hpp"
 #include "gadgets/label.hpp"
 #include "gadgets/multipack.hpp"

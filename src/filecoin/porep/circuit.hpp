@@ -11,15 +11,15 @@
 //   included in tree R; the challenged column's hash included in tree C.
 //
 // Public inputs (after ONE): replica_id, comm_d, comm_r, then 18 per challenge (see
-// public_inputs.hpp). The circuit is built from a Commit1 output's vanilla proofs, or blank
+// porep/public_inputs.hpp). The circuit is built from a Commit1 output's vanilla proofs, or blank
 // (zeros) for its shape.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 #include "gadgets/por.hpp"
 #include "r1cs/constraint_system.hpp"
 

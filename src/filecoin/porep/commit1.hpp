@@ -5,10 +5,10 @@
 //    "vanilla_proofs":{"StackedDrg32GiBV1":[[proof, ...], ...]},   partitions x challenges
 //    "comm_r":[32 bytes],"comm_d":[..],"replica_id":[..],"seed":[..],"ticket":[..]}
 //
-// with each proof as stacked/vanilla/params.rs Proof serializes it (see vanilla_proof.hpp for the
+// with each proof as stacked/vanilla/params.rs Proof serializes it (see porep/vanilla_proof.hpp for the
 // pieces). Reading checks the structure against the registered proof (counts, tree shapes, path
 // indices, field elements); it does not check roots, labels or challenge derivation
-// (seal_commit_check.hpp does). Writing gives exactly serde_json's compact bytes, so a file read
+// (porep/commit1_check.hpp does). Writing gives exactly serde_json's compact bytes, so a file read
 // and written back is unchanged.
 #pragma once
 
@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "filecoin/registered_proof.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,15 +1,15 @@
-#include "filecoin/seal_commit_check.hpp"
+#include "filecoin/porep/commit1_check.hpp"
 
 #include <array>
 #include <string>
 #include <tbb/parallel_for.h>
 #include <vector>
 
-#include "filecoin/challenges.hpp"
-#include "filecoin/graph.hpp"
-#include "filecoin/merkle_tree.hpp"
-#include "filecoin/public_inputs.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/public_inputs.hpp"
 #include "gadgets/hashers.hpp"
 #include "gadgets/label.hpp"
 

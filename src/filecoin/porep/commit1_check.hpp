@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

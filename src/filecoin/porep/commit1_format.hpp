@@ -1,19 +1,19 @@
 // The Commit1 output's JSON format as filecoin-proofs-api writes it: names and constants shared
-// by its reader (seal_commit_phase1_read.cpp), its check against the registered proof
-// (seal_commit_phase1_check.cpp) and its writer (seal_commit_phase1_write.cpp). Internal to them.
+// by its reader (porep/commit1_read.cpp), its check against the registered proof
+// (porep/commit1_shape_check.cpp) and its writer (porep/commit1_write.cpp). Internal to them.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-#include "filecoin/graph.hpp"
-#include "filecoin/seal_commit_phase1.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/graph.hpp"
 
 namespace cuzk::filecoin::c1_format {
 
 // stacked/vanilla/proof.rs TOTAL_PARENTS: a labeling proof holds 37 parent labels, the node's
-// kBaseDegree parents (layer 1) or kBaseDegree + kExpDegree (later layers; graph.hpp) repeated
+// kBaseDegree parents (layer 1) or kBaseDegree + kExpDegree (later layers; porep/graph.hpp) repeated
 // until 37 are filled.
 constexpr size_t kTotalParents = 37;
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/seal_commit_phase1_format.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/commit1_format.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -564,6 +564,11 @@ class Reader {
   std::vector<Segment> path_;
 };
 
+}  // namespace
+
+// Named, not anonymous: the reader's State (declared in the header) holds one.
+namespace c1_reader {
+
 // simdjson's input: the JSON and SIMDJSON_PADDING readable bytes after it. A large input goes into
 // an anonymous mapping advised for transparent huge pages: on a VM whose 4 KiB page faults cost
 // microseconds each, filling 50 MB of fresh small pages took longer than parsing them.
@@ -609,22 +614,22 @@ class InputBuffer {
   std::vector<char> small_;
 };
 
-}  // namespace
+}  // namespace c1_reader
 
 struct SealCommitPhase1Reader::State {
   od::parser parser;
-  std::unique_ptr<InputBuffer> buffer;
+  std::unique_ptr<c1_reader::InputBuffer> buffer;
 
   // A buffer for `size` bytes, the previous one if it is large enough. Inputs simdjson cannot
   // read are refused before their buffer is allocated.
-  InputBuffer& buffer_for(size_t size) {
+  c1_reader::InputBuffer& buffer_for(size_t size) {
     if (size > simdjson::SIMDJSON_MAXSIZE_BYTES) {
       throw C1FormatError("an input of " + std::to_string(size) + " bytes; at most " +
                           std::to_string(simdjson::SIMDJSON_MAXSIZE_BYTES) + " are read (4 GiB)");
     }
     if (!buffer || !buffer->fits(size)) {
       buffer.reset();
-      buffer = std::make_unique<InputBuffer>(size);
+      buffer = std::make_unique<c1_reader::InputBuffer>(size);
     }
     return *buffer;
   }
@@ -657,7 +662,7 @@ SealCommitPhase1Output SealCommitPhase1Reader::read_file(const std::filesystem::
                              (ec ? ec.message() : std::string("cannot open")));
   }
   try {
-    InputBuffer& buf = state_->buffer_for(size_t(size));
+    c1_reader::InputBuffer& buf = state_->buffer_for(size_t(size));
     if (!in.read(buf.data(), std::streamsize(size)) || in.gcount() != std::streamsize(size)) {
       throw std::runtime_error("cannot read the Commit1 output " + path.string() + ": short read");
     }

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "filecoin/seal_commit_phase1.hpp"
-#include "filecoin/seal_commit_phase1_format.hpp"
+#include "filecoin/porep/commit1.hpp"
+#include "filecoin/porep/commit1_format.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,4 +1,4 @@
-#include "filecoin/feistel.hpp"
+#include "filecoin/porep/feistel.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,6 +1,6 @@
 // The Feistel permutation of storage-proofs-core/src/crypto/feistel.rs, which places the expander
 // parents of the SDR graph (storage-proofs-porep/src/stacked/vanilla/graph.rs), with BLAKE2b-512
-// (blake2b.hpp) as its round function.
+// (common/blake2b.hpp) as its round function.
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/blake2b.hpp"
+#include "filecoin/common/blake2b.hpp"
 
 namespace cuzk::filecoin {
 

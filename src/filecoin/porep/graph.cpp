@@ -1,4 +1,4 @@
-#include "filecoin/graph.hpp"
+#include "filecoin/porep/graph.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "filecoin/chacha.hpp"
+#include "filecoin/common/chacha.hpp"
 #include "gadgets/sha256.hpp"
 
 namespace cuzk::filecoin {

@@ -10,8 +10,8 @@
 #include <span>
 #include <string_view>
 
-#include "filecoin/feistel.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/feistel.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

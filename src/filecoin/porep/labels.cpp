@@ -1,4 +1,4 @@
-#include "filecoin/sdr_labels.hpp"
+#include "filecoin/porep/labels.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <string>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/sha256_fast.hpp"
+#include "filecoin/common/sha256_fast.hpp"
 #include "gadgets/label.hpp"
 
 namespace cuzk::filecoin {

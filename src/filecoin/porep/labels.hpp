@@ -13,8 +13,8 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/graph.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/vanilla_proof.hpp"
 
 namespace cuzk::filecoin {
 

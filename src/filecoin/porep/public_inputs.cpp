@@ -1,10 +1,10 @@
-#include "filecoin/public_inputs.hpp"
+#include "filecoin/porep/public_inputs.hpp"
 
 #include <array>
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/challenges.hpp"
+#include "filecoin/porep/challenges.hpp"
 
 namespace cuzk::filecoin {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ff/fr.hpp"
-#include "filecoin/graph.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

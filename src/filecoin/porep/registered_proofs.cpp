@@ -1,4 +1,4 @@
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 #include <array>
 #include <bit>

@@ -1,42 +1,20 @@
 // The StackedDRG vanilla proof of one challenge as rust-fil-proofs writes it into a Commit1
 // output (storage-proofs-porep stacked/vanilla/proof.rs Proof, column_proof.rs, labeling_proof.rs,
-// encoding_proof.rs; storage-proofs-core merkle/proof.rs MerkleProof), with every 32-byte domain
-// value already checked to be a canonical field element. The circuit (stacked_circuit.hpp) is
-// built from it; consistency checks live in seal_commit_check.hpp.
+// encoding_proof.rs; its Merkle paths are common/merkle_proof.hpp's), with every 32-byte domain
+// value already checked to be a canonical field element. The circuit (porep/circuit.hpp) is
+// built from it; consistency checks live in porep/commit1_check.hpp.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "ff/fr.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 
 using ff::Fr;
-
-// One level of a Merkle path: the arity - 1 siblings and the position of the climbing node
-// among the arity children (merkle/proof.rs PathElement).
-struct PathElement {
-  std::vector<Fr> hashes;
-  uint32_t index = 0;
-};
-
-// merkle/proof.rs MerkleProof: ProofData::Single (base levels only), ::Sub (base levels and one
-// sub-tree level) or ::Top (base, sub and top levels).
-struct MerkleProof {
-  enum class Kind : uint8_t { kSingle, kSub, kTop };
-  Kind kind = Kind::kSingle;
-  Fr root, leaf;
-  std::vector<PathElement> base;
-  std::vector<PathElement> sub;  // one element for kSub and kTop, else empty
-  std::vector<PathElement> top;  // one element for kTop, else empty
-
-  // Every level, base first (the order of the circuit's path).
-  std::vector<PathElement> levels() const;
-  // The leaf index the path encodes: the levels' indices in mixed radix, base first.
-  uint64_t path_index(const gadgets::PorTreeShape& shape) const;
-};
 
 // stacked/vanilla/column.rs Column: the labels of one node in every layer (rows[l] is layer l+1).
 struct Column {

@@ -1,11 +1,11 @@
-#include "filecoin/seal_verify.hpp"
+#include "filecoin/porep/verify.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/challenges.hpp"
-#include "filecoin/graph.hpp"
-#include "filecoin/public_inputs.hpp"
+#include "filecoin/porep/challenges.hpp"
+#include "filecoin/porep/graph.hpp"
+#include "filecoin/porep/public_inputs.hpp"
 #include "groth16/verifier.hpp"
 
 namespace cuzk::filecoin {

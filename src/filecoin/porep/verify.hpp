@@ -1,6 +1,6 @@
 // Verification of a seal proof as filecoin-proofs does it (api/seal.rs verify_seal, for the
 // interactive and synthetic PoRep): one Groth16 proof of 192 bytes per partition, partition k
-// against the public inputs of its challenges (public_inputs.hpp), replica_id recomputed from the
+// against the public inputs of its challenges (porep/public_inputs.hpp), replica_id recomputed from the
 // prover, sector, ticket, comm_d and porep_id. Non-interactive seal proofs are SnarkPack
 // aggregates of their partitions' proofs (verify_aggregate_seal_commit_proofs): not supported.
 #pragma once
@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 #include "groth16/parameters.hpp"
 
 namespace cuzk::filecoin {

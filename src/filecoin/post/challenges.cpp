@@ -1,9 +1,9 @@
-#include "filecoin/fallback_post_challenges.hpp"
+#include "filecoin/post/challenges.hpp"
 
 #include <array>
 #include <stdexcept>
 
-#include "filecoin/sha256_fast.hpp"
+#include "filecoin/common/sha256_fast.hpp"
 
 namespace cuzk::filecoin {
 namespace {

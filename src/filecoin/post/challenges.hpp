@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,11 +1,11 @@
-#include "filecoin/fallback_post_circuit.hpp"
+#include "filecoin/post/circuit.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/merkle_tree.hpp"
 #include "gadgets/num.hpp"
 #include "gadgets/poseidon.hpp"
 #include "r1cs/shape.hpp"

@@ -8,14 +8,14 @@
 //   root comm_r_last (the path's index bits packed into one public input: the leaf index).
 //
 // Public inputs (after ONE): per sector comm_r then challenge_count leaf indexes
-// (fallback_post_public_inputs.hpp). A partition with fewer sectors repeats its last sector.
+// (post/public_inputs.hpp). A partition with fewer sectors repeats its last sector.
 #pragma once
 
 #include <span>
 #include <vector>
 
-#include "filecoin/fallback_post_vanilla_proof.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 #include "gadgets/por.hpp"
 #include "r1cs/constraint_system.hpp"
 

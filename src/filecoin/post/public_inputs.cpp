@@ -1,10 +1,10 @@
-#include "filecoin/fallback_post_public_inputs.hpp"
+#include "filecoin/post/public_inputs.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/fallback_post_challenges.hpp"
+#include "filecoin/post/challenges.hpp"
 
 namespace cuzk::filecoin {
 

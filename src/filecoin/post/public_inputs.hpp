@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ff/fr.hpp"
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,4 +1,4 @@
-#include "filecoin/registered_post_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
 
 #include <array>
 #include <stdexcept>

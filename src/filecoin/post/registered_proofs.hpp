@@ -14,7 +14,7 @@
 #include <span>
 #include <string_view>
 
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 #include "gadgets/por.hpp"
 
 namespace cuzk::filecoin {

@@ -1,13 +1,13 @@
-#include "filecoin/fallback_post_vanilla_proof.hpp"
+#include "filecoin/post/vanilla_proof.hpp"
 
 #include <string>
 
-#include "filecoin/bincode.hpp"
+#include "filecoin/common/bincode.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
-// The shared bincode reader (bincode.hpp), failing with this file's error type.
+// The shared bincode reader (common/bincode.hpp), failing with this file's error type.
 class Reader : public BincodeReader {
  public:
   explicit Reader(std::span<const uint8_t> data)

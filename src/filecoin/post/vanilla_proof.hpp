@@ -1,7 +1,7 @@
 // The FallbackPoSt vanilla proof (storage-proofs-post fallback/vanilla.rs SectorProof, Proof) and
 // the per-sector container Curio hands over for WindowPoSt and WinningPoSt (filecoin-proofs
 // types/mod.rs FallbackPoStSectorProof), with every 32-byte domain value a canonical field
-// element. The circuit (fallback_post_circuit.hpp) is built from them.
+// element. The circuit (post/circuit.hpp) is built from them.
 //
 // Curio (through filecoin-ffi) sends a FallbackPoStSectorProof as bincode 1.x with its default
 // options: integers little-endian and fixed width (usize, sequence lengths and sector ids as u64),
@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "filecoin/registered_post_proof.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
+#include "filecoin/post/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

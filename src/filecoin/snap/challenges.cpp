@@ -1,4 +1,4 @@
-#include "filecoin/empty_sector_update_challenges.hpp"
+#include "filecoin/snap/challenges.hpp"
 
 #include <stdexcept>
 #include <string>

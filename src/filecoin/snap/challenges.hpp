@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 #include "gadgets/poseidon.hpp"
 
 namespace cuzk::filecoin {

@@ -1,4 +1,4 @@
-#include "filecoin/empty_sector_update_circuit.hpp"
+#include "filecoin/snap/circuit.hpp"
 
 #include <map>
 #include <mutex>
@@ -6,9 +6,9 @@
 #include <string>
 #include <tbb/parallel_for.h>
 
-#include "filecoin/empty_sector_update_challenges.hpp"
-#include "filecoin/empty_sector_update_circuit_common.hpp"
-#include "filecoin/empty_sector_update_gadgets.hpp"
+#include "filecoin/snap/challenges.hpp"
+#include "filecoin/snap/circuit_common.hpp"
+#include "filecoin/snap/gadgets.hpp"
 #include "gadgets/multipack.hpp"
 #include "gadgets/poseidon.hpp"
 #include "r1cs/shape.hpp"

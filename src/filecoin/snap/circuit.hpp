@@ -17,9 +17,9 @@
 
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 #include "r1cs/constraint_system.hpp"
 
 namespace cuzk::filecoin {

@@ -1,5 +1,5 @@
-// Pieces both SnapDeals circuits (empty_sector_update_circuit.cpp, storage-proofs-update
-// circuit.rs, and empty_sector_update_poseidon_circuit.cpp, poseidon/circuit.rs) synthesize
+// Pieces both SnapDeals circuits (snap/circuit.cpp, storage-proofs-update
+// circuit.rs, and snap/poseidon_circuit.cpp, poseidon/circuit.rs) synthesize
 // identically: named allocations, public commitments, the gen-randomness hashes, the comm_r
 // checks, a challenge's path siblings, a challenge's encoding up to label_r_new, and the
 // synthesis of the challenges after the shared prefix, in parallel sections where cs takes them.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "filecoin/empty_sector_update_circuit.hpp"
+#include "filecoin/snap/circuit.hpp"
 #include "gadgets/num.hpp"
 
 namespace cuzk::filecoin::update_circuit {

@@ -1,9 +1,9 @@
-#include "filecoin/empty_sector_update_gadgets.hpp"
+#include "filecoin/snap/gadgets.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "filecoin/empty_sector_update_challenges.hpp"
+#include "filecoin/snap/challenges.hpp"
 #include "gadgets/hashers.hpp"
 #include "gadgets/multipack.hpp"
 #include "gadgets/poseidon.hpp"

@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 #include "gadgets/num.hpp"
 #include "gadgets/por.hpp"
 

@@ -3,9 +3,9 @@
 // roots checked against comm_r_old / comm_r_new; a zero "partition" for gen_challenge_bits; per
 // challenge the encoding and three openings of tree R's shape: tree R old, tree R new, and tree
 // D new (Poseidon) up to comm_d_new itself, in parallel sections where cs takes them.
-#include "filecoin/empty_sector_update_circuit.hpp"
-#include "filecoin/empty_sector_update_circuit_common.hpp"
-#include "filecoin/empty_sector_update_gadgets.hpp"
+#include "filecoin/snap/circuit.hpp"
+#include "filecoin/snap/circuit_common.hpp"
+#include "filecoin/snap/gadgets.hpp"
 
 namespace cuzk::filecoin {
 

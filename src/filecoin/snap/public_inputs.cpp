@@ -1,4 +1,4 @@
-#include "filecoin/empty_sector_update_public_inputs.hpp"
+#include "filecoin/snap/public_inputs.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -10,7 +10,7 @@
 #include <cstddef>
 
 #include "ff/fr.hpp"
-#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 

@@ -1,4 +1,4 @@
-#include "filecoin/empty_sector_update_parameters.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 
 #include <bit>
 #include <stdexcept>

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "filecoin/parameter_files.hpp"
-#include "filecoin/registered_proof.hpp"
+#include "filecoin/porep/registered_proofs.hpp"
 #include "gadgets/por.hpp"
 
 namespace cuzk::filecoin {

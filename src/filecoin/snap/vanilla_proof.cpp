@@ -1,10 +1,10 @@
-#include "filecoin/empty_sector_update_vanilla_proof.hpp"
+#include "filecoin/snap/vanilla_proof.hpp"
 
 #include <algorithm>
 
-#include "filecoin/bincode.hpp"
-#include "filecoin/empty_sector_update_challenges.hpp"
-#include "filecoin/merkle_tree.hpp"
+#include "filecoin/common/bincode.hpp"
+#include "filecoin/common/merkle_tree.hpp"
+#include "filecoin/snap/challenges.hpp"
 #include "gadgets/hashers.hpp"
 
 namespace cuzk::filecoin {

@@ -4,7 +4,7 @@
 // generate_partition_proofs: PartitionProofBytes(bincode::serialize(&proof)); Curio's
 // lib/ffi/cuzk_funcs.go sends them in SubmitProofRequest.vanilla_proofs, in partition order).
 //
-// Layout (bincode.hpp): comm_c (32 bytes), apex_leafs: [domain] (absent in the Poseidon
+// Layout (common/bincode.hpp): comm_c (32 bytes), apex_leafs: [domain] (absent in the Poseidon
 // variant), challenge_proofs: [ {proof_r_old, proof_d_new, proof_r_new} ], each a MerkleProof:
 // trees R old and new of tree R's shape, tree D new binary SHA-256 (Single, log2(nodes) levels)
 // or, in the Poseidon variant, of tree R's shape.
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "filecoin/empty_sector_update_parameters.hpp"
-#include "filecoin/empty_sector_update_public_inputs.hpp"
-#include "filecoin/vanilla_proof.hpp"
+#include "filecoin/common/merkle_proof.hpp"
+#include "filecoin/snap/public_inputs.hpp"
+#include "filecoin/snap/registered_proofs.hpp"
 
 namespace cuzk::filecoin {
 
@@ -58,7 +58,7 @@ std::string verify_empty_sector_update_partition(const EmptySectorUpdateParams& 
                                                  const EmptySectorUpdatePartitionProof& proof);
 
 // A whole update's commitments and partition proofs, as the generators make them
-// (test_sector_update.hpp, sparse_sector_update.hpp).
+// (generators/test_sector_update.hpp, generators/sparse_sector_update.hpp).
 struct SectorUpdateProofs {
   EmptySectorUpdateParams params;
   size_t h = 0;

@@ -1,5 +1,5 @@
 // The GPU MSM's window reduction above level 0, as a plan of halving steps. Host/device code
-// (CUZK_HD) without CUDA headers, so that tests/msm_reduction_plan_test.cpp runs the plan and the
+// (CUZK_HD) without CUDA headers, so that tests/arith/msm_reduction_plan_test.cpp runs the plan and the
 // per-thread step on the host.
 //
 // Level 0 (weigh_segments in reduce.cuh) leaves, per bucket set, H_s = sum_{r < m} r B[s m + r] and

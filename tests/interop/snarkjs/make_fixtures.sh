@@ -70,7 +70,7 @@ cat >"$OUT/README.md" <<EOF
 # snarkjs fixtures
 
 A small circom circuit proved with snarkjs over BLS12-381, for cuzk's snarkjs reader/writer tests
-(\`tests/snarkjs_test.cpp\`) and the interop test (\`tests/interop/snarkjs/interop_test.sh\`).
+(\`tests/snarkjs/snarkjs_test.cpp\`) and the interop test (\`tests/interop/snarkjs/interop_test.sh\`).
 
 Made by \`tests/interop/snarkjs/make_fixtures.sh\` (CHAIN_N=$CHAIN_N, PTAU_POWER=$PTAU_POWER) with
 snarkjs $SNARKJS_VERSION and circom2 $CIRCOM2_VERSION (circom $CIRCOM_VERSION) from

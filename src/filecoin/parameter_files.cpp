@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -428,16 +427,6 @@ ParameterId parameter_id(ParameterCircuit circuit, uint64_t sector_size) {
       return empty_sector_update_parameter_id(sector_size, true);
   }
   throw std::invalid_argument("unknown parameter circuit " + std::to_string(int(circuit)));
-}
-
-std::filesystem::path parameter_cache_dir() {
-  const char* env = std::getenv(std::string(kParameterCacheEnv).c_str());
-  if (env != nullptr && *env != '\0') return std::filesystem::path(env);
-  return std::filesystem::path(kDefaultParameterCacheDir);
-}
-
-std::optional<std::filesystem::path> find_parameter_file(std::string_view name) {
-  return find_parameter_file(name, parameter_cache_dir());
 }
 
 std::optional<std::filesystem::path> find_parameter_file(std::string_view name, const std::filesystem::path& dir) {

@@ -93,16 +93,15 @@ ParameterId empty_sector_update_parameter_id(uint64_t sector_size, bool poseidon
 // Any of the above; throws std::invalid_argument for an unpublished sector size.
 ParameterId parameter_id(ParameterCircuit circuit, uint64_t sector_size);
 
-// The parameter cache directory (settings.rs): $FIL_PROOFS_PARAMETER_CACHE when set and not
-// empty, else "/var/tmp/filecoin-proof-parameters". (rust-fil-proofs also reads a
-// parameter_cache key from ./rust-fil-proofs.config.toml below the environment; not supported.)
+// The parameter cache (settings.rs): $FIL_PROOFS_PARAMETER_CACHE when set and not empty, else
+// "/var/tmp/filecoin-proof-parameters"; the search over them is parameter_search.hpp's.
+// (rust-fil-proofs also reads a parameter_cache key from ./rust-fil-proofs.config.toml below the
+// environment; not supported.)
 constexpr std::string_view kParameterCacheEnv = "FIL_PROOFS_PARAMETER_CACHE";
 constexpr std::string_view kDefaultParameterCacheDir = "/var/tmp/filecoin-proof-parameters";
-std::filesystem::path parameter_cache_dir();
-// `name` (a plain file name) in `dir`, or in parameter_cache_dir(): the path when it is a
-// regular file (symlinks followed), nullopt when absent. Throws std::invalid_argument for a
-// name with a directory part, std::runtime_error when the path exists but is not a file.
-std::optional<std::filesystem::path> find_parameter_file(std::string_view name);
+// `name` (a plain file name) in `dir`: the path when it is a regular file (symlinks followed),
+// nullopt when absent. Throws std::invalid_argument for a name with a directory part,
+// std::runtime_error when the path exists but is not a file.
 std::optional<std::filesystem::path> find_parameter_file(std::string_view name, const std::filesystem::path& dir);
 
 // One parameters.json entry (parameter_cache.rs ParameterData).

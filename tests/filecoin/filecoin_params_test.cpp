@@ -474,74 +474,28 @@ TEST(ParameterDigest, VerifiesAgainstAManifest) {
 TEST(ParameterCache, DirectoryFromEnvironment) {
   test::TempDir dir;
   ScopedEnv env("FIL_PROOFS_PARAMETER_CACHE", fs::path(dir.path).c_str());
-  EXPECT_EQ(parameter_cache_dir(), fs::path(dir.path));
+  const ParameterSearch search;  // no configured cache: the environment's, then the default
+  EXPECT_EQ(search.published_dirs(),
+            (std::vector<fs::path>{fs::path(dir.path), fs::path("/var/tmp/filecoin-proof-parameters")}));
   const ParameterId id = porep_parameter_id(2 * kKiB);
-  EXPECT_FALSE(find_parameter_file(id.vk_name()).has_value());
+  EXPECT_FALSE(find_parameter_file(id.vk_name(), fs::path(dir.path)).has_value());
   write_in(dir, id.vk_name(), "vk");
-  const std::optional<fs::path> found = find_parameter_file(id.vk_name());
+  const std::optional<fs::path> found = search.find_published(id.vk_name());
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(*found, fs::path(dir.path) / id.vk_name());
   fs::create_directory(fs::path(dir.path) / id.params_name());
-  EXPECT_THROW(find_parameter_file(id.params_name()), std::runtime_error);
-  EXPECT_THROW(find_parameter_file("../" + id.vk_name()), std::invalid_argument);
-  EXPECT_THROW(find_parameter_file(""), std::invalid_argument);
-  EXPECT_THROW(find_parameter_file("/etc/passwd"), std::invalid_argument);
+  EXPECT_THROW(search.find_published(id.params_name()), std::runtime_error);
+  EXPECT_THROW(search.find_published("../" + id.vk_name()), std::invalid_argument);
+  EXPECT_THROW(search.find_published(""), std::invalid_argument);
+  EXPECT_THROW(search.find_published("/etc/passwd"), std::invalid_argument);
   // An explicit directory.
   EXPECT_EQ(find_parameter_file(id.vk_name(), fs::path(dir.path)), fs::path(dir.path) / id.vk_name());
   EXPECT_FALSE(find_parameter_file(id.vk_name(), fs::path(dir.path) / "nowhere").has_value());
-  // Unset or empty: the default.
+  // Unset or empty: the default alone.
   env.set(nullptr);
-  EXPECT_EQ(parameter_cache_dir(), fs::path("/var/tmp/filecoin-proof-parameters"));
+  EXPECT_EQ(search.published_dirs(), std::vector<fs::path>{fs::path("/var/tmp/filecoin-proof-parameters")});
   env.set("");
-  EXPECT_EQ(parameter_cache_dir(), fs::path("/var/tmp/filecoin-proof-parameters"));
-}
-
-// The one search (parameter_search.hpp): the configured cache, then $FIL_PROOFS_PARAMETER_CACHE,
-// then the default; TEST setups read or made only where allowed, made once and then read.
-TEST(ParameterSearch, LooksInOrderAndMakesTestSetupsOnlyWhereAllowed) {
-  test::TempDir configured, env_dir, own;
-  ScopedEnv env("FIL_PROOFS_PARAMETER_CACHE", env_dir.path.c_str());
-  ParameterSearch search;
-  search.param_cache = configured.path;
-  search.test_dir = own.path;
-  const std::vector<fs::path> dirs = search.published_dirs();
-  ASSERT_EQ(dirs.size(), 3u);
-  EXPECT_EQ(dirs[0], fs::path(configured.path));
-  EXPECT_EQ(dirs[1], fs::path(env_dir.path));
-  EXPECT_EQ(dirs[2], fs::path("/var/tmp/filecoin-proof-parameters"));
-  EXPECT_EQ(search.describe(), configured.path + ", then " + env_dir.path +
-                                   " ($FIL_PROOFS_PARAMETER_CACHE), then /var/tmp/filecoin-proof-parameters");
-  const ParameterId id = winning_post_parameter_id(2 * kKiB);
-  if (search.find_published(id.params_name())) GTEST_SKIP() << "this machine has the published file";
-  write_in(env_dir, id.vk_name(), "env");
-  EXPECT_EQ(search.find_published(id.vk_name()), fs::path(env_dir.path) / id.vk_name());
-  write_in(configured, id.vk_name(), "configured");
-  EXPECT_EQ(search.find_published(id.vk_name()), fs::path(configured.path) / id.vk_name());
-  EXPECT_EQ(search.test_path(id), fs::path(own.path) / ("cuzk-TEST-ONLY-" + id.params_name()));
-
-  int setups = 0;
-  auto setup = [&setups] {
-    setups++;
-    return groth16::generate_parameters(circuits::SyntheticCircuit(64, 2, {}, 3), groth16::ToxicWaste::random());
-  };
-  // Not allowed: neither made nor read (a TEST file beside is never served unasked).
-  EXPECT_THROW(load_parameters(id, "WinningPoSt 2 KiB", setup, search), ParametersNotFound);
-  const std::string e = error_of([&] { load_parameters(id, "WinningPoSt 2 KiB", setup, search); });
-  EXPECT_NE(e.find(id.params_name()), std::string::npos) << e;
-  EXPECT_NE(e.find(search.describe()), std::string::npos) << e;
-  EXPECT_EQ(setups, 0);
-  // Allowed: made once, cached, then read.
-  search.allow_test = true;
-  const FoundParameters made = load_parameters(id, "WinningPoSt 2 KiB", setup, search);
-  EXPECT_FALSE(made.published);
-  EXPECT_EQ(made.path, search.test_path(id));
-  EXPECT_TRUE(fs::exists(made.path));
-  const FoundParameters read = load_parameters(id, "WinningPoSt 2 KiB", setup, search);
-  EXPECT_EQ(setups, 1);
-  EXPECT_EQ(read.params.vk.alpha_g1, made.params.vk.alpha_g1);
-  // The cached setup stays unread once TEST parameters are no longer allowed.
-  search.allow_test = false;
-  EXPECT_THROW(load_parameters(id, "WinningPoSt 2 KiB", setup, search), ParametersNotFound);
+  EXPECT_EQ(search.published_dirs(), std::vector<fs::path>{fs::path("/var/tmp/filecoin-proof-parameters")});
 }
 
 // Runs when a user has real parameter files in the cache: checks every .vk found and the small
@@ -551,12 +505,12 @@ TEST(ParameterCache, PublishedFilesInTheCacheHaveTheirDigests) {
   for (const auto& [name, entry] : published_parameter_manifest()) {
     const bool small = name.ends_with(".vk") || entry.sector_size <= 8 * kMiB;
     if (!small) continue;
-    const std::optional<fs::path> p = find_parameter_file(name);
+    const std::optional<fs::path> p = ParameterSearch{}.find_published(name);
     if (!p) continue;
     EXPECT_NO_THROW(verify_parameter_file(*p)) << *p;
     checked++;
   }
-  if (checked == 0) GTEST_SKIP() << "no published parameter files in " << parameter_cache_dir();
+  if (checked == 0) GTEST_SKIP() << "no published parameter files in " << ParameterSearch{}.describe();
 }
 
 }  // namespace

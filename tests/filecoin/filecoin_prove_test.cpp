@@ -102,7 +102,7 @@ TEST(FilecoinProveTest, Real8MiBCommit1ProvesAndVerifies) {
   EXPECT_TRUE(rejected);
   // With Filecoin's published files, the proof also verifies against the published .vk.
   if (p.published) {
-    if (auto vk = find_parameter_file(porep_parameter_id(info).vk_name())) {
+    if (auto vk = ParameterSearch{}.find_published(porep_parameter_id(info).vk_name())) {
       EXPECT_TRUE(
           verify_seal(groth16::PreparedVerifyingKey(groth16::read_verifying_key(vk->string())), info, in, proof));
     }
@@ -207,7 +207,7 @@ TEST(FilecoinProveTest, RegressionRecordsVerifyWithPublishedKeys) {
         skipped_ni++;  // SnarkPack aggregates
         continue;
       }
-      const auto vk_path = find_parameter_file(porep_parameter_id(size).vk_name());
+      const auto vk_path = ParameterSearch{}.find_published(porep_parameter_id(size).vk_name());
       if (!vk_path) {
         no_key++;
         continue;
@@ -248,7 +248,7 @@ TEST(FilecoinProveTest, RegressionRecordsVerifyWithPublishedKeys) {
   }
   std::fprintf(stderr, "regression records: %zu verified, %zu without a published key here, %zu NI (aggregates)\n",
                verified, no_key, skipped_ni);
-  if (verified == 0) GTEST_SKIP() << "no published PoRep .vk in " << parameter_cache_dir();
+  if (verified == 0) GTEST_SKIP() << "no published PoRep .vk in " << ParameterSearch{}.describe();
 }
 
 }  // namespace

@@ -126,8 +126,17 @@ struct PorepBenchArgs {
   uint64_t seed = 1;         // generated sectors: ticket, seed and labels
   std::string out;           // cuzk-bench c1: where the generated Commit1 goes
   unsigned reps = 1;
+  bool witness = false;    // the witness-only path against full synthesis (bench/witness_bench.cpp)
+  bool cpu_check = false;  // --witness: the CPU backend's proof too
 };
 int run_porep_bench(const PorepBenchArgs& args);
+}  // namespace cuzk::bench
+namespace cuzk::filecoin {
+struct SealCommitPhase1Output;
+}
+namespace cuzk::bench {
+// porep --witness (bench/witness_bench.cpp), on a checked Commit1.
+int porep_witness(const filecoin::SealCommitPhase1Output& c1, const PorepBenchArgs& args);
 // cuzk-bench c1: writes a generated test sector's Commit1 output.
 int run_c1_bench(const PorepBenchArgs& args);
 

@@ -184,6 +184,11 @@ int main(int argc, char** argv) {
   porep_cmd->add_flag("--check", porep.check, "--synth-only: check a * b = c over every constraint");
   porep_cmd->add_flag("--random-data", porep.random_data, "generated sectors (--proof): pseudo-random data");
   porep_cmd->add_option("--seed", porep.seed, "generated sectors (--proof): ticket, seed and label seed");
+  porep_cmd->add_flag("--witness", porep.witness,
+                      "one partition (--partitions: the first) by the witness-only path beside full synthesis: the "
+                      "compiled circuit (recorded once into --param-cache-dir), syntheses, a/b/c on the CPU and the "
+                      "device, proofs with the same r, s (pseudo-random parameters)");
+  porep_cmd->add_flag("--cpu-check", porep.cpu_check, "--witness: the CPU backend's proof too (minutes at 32 GiB)");
 
   cuzk::bench::PorepBenchArgs c1_args;
   auto* c1_cmd = app.add_subcommand(

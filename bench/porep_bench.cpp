@@ -302,6 +302,7 @@ int run_porep_bench(const PorepBenchArgs& a) {
     std::fprintf(
         stderr, "porep: checked in %.2f s%s\n", seconds_since(t),
         identity ? " (replica_id recomputed from the miner and sector)" : " (no --miner: replica_id as given)");
+    if (a.witness) return porep_witness(c1, a);
     return a.synth_only ? porep_synth(c1, a) : porep_prove(c1, a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench porep: %s\n", e.what());

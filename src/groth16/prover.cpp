@@ -44,6 +44,16 @@ r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit) {
   return assignment;
 }
 
+r1cs::ProvingAssignment synthesize_witness(const r1cs::Circuit& circuit,
+                                           std::shared_ptr<const r1cs::CompiledCircuit> compiled) {
+  r1cs::ProvingAssignment assignment(std::move(compiled));
+  assignment.reserve(0, assignment.compiled()->aux);
+  circuit.synthesize(assignment);
+  assignment.enforce_input_constraints();
+  assignment.check_matches_compiled();
+  return assignment;
+}
+
 void check_assignment(const Parameters& params, const r1cs::ProvingAssignment& pa, size_t n) {
   expect(params.h.size() == n - 1,
          "h has " + std::to_string(params.h.size()) + " points, the domain needs " + std::to_string(n - 1));
@@ -77,6 +87,9 @@ PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, 
                          ProveTimings* timings) {
   ProveTimings local;
   ProveTimings& t = timings ? *timings : local;
+  auto t_abc = Clock::now();
+  pa.compute_abc();  // witness-only: the compiled matrices times the witness
+  t.abc = seconds_since(t_abc);
   const auto domain = ntt::EvaluationDomain::for_size(pa.num_constraints());
   const size_t n = domain.size();
   check_assignment(params, pa, n);

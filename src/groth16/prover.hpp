@@ -5,6 +5,7 @@
 // On the CPU backend both run here; the CUDA backend will run prove_start on the GPU.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -24,12 +25,18 @@ struct PendingProof {
 };
 
 // Time spent in each phase, in seconds (for the benchmark table).
+// abc: computing a, b and c from a witness-only synthesis' compiled circuit (0 otherwise).
 struct ProveTimings {
-  double h_ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, finish = 0;
+  double abc = 0, h_ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, finish = 0;
 };
 
 // Synthesizes circuit into a fresh assignment and appends the input constraints.
 r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit);
+// The same, witness only (r1cs::ProvingAssignment's second mode): a, b and c are left to
+// prove_start, which computes them from compiled. Throws std::logic_error when the synthesis does
+// not match compiled (recorded from other circuit code).
+r1cs::ProvingAssignment synthesize_witness(const r1cs::Circuit& circuit,
+                                           std::shared_ptr<const r1cs::CompiledCircuit> compiled);
 
 // Throws std::invalid_argument when the assignment does not fit the parameters.
 PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r, const Fr& s,

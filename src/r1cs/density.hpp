@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cuzk::r1cs {
@@ -30,6 +31,14 @@ class DensityTracker {
       or_word(at, w << shift);
       if (shift != 0 && (w >> (64 - shift)) != 0) or_word(at + 1, w >> (64 - shift));
     }
+  }
+  // A tracker of `bits` elements with these words (a file's copy); bits past the end must be clear.
+  static DensityTracker from_words(std::vector<uint64_t> words, size_t bits) {
+    DensityTracker d;
+    d.words_ = std::move(words);
+    d.bits_ = bits;
+    for (uint64_t w : d.words_) d.ones_ += size_t(std::popcount(w));
+    return d;
   }
   void set(size_t i) {  // hot (every term of a synthesis): a test, not or_word's popcount
     uint64_t& w = words_[i / 64];

@@ -63,6 +63,31 @@ void free_gradually(ReleasedAbc&& abc) {
 
 ProvingAssignment::ProvingAssignment() { alloc_input("ONE", Fr::one()); }
 
+ProvingAssignment::ProvingAssignment(std::shared_ptr<const CompiledCircuit> compiled) : compiled_(std::move(compiled)) {
+  if (!compiled_) throw std::invalid_argument("proving assignment: a witness-only synthesis needs a compiled circuit");
+  alloc_input("ONE", Fr::one());
+}
+
+void ProvingAssignment::check_matches_compiled() const {
+  check_no_open_sections();
+  if (!compiled_) return;
+  const CompiledCircuit& k = *compiled_;
+  if (witness_constraints_ != k.constraints || aux_.size() != k.aux || inputs_.size() != k.inputs) {
+    throw std::logic_error("witness-only synthesis made " + std::to_string(witness_constraints_) + " constraints, " +
+                           std::to_string(aux_.size()) + " aux variables and " + std::to_string(inputs_.size()) +
+                           " inputs; its compiled circuit has " + std::to_string(k.constraints) + ", " +
+                           std::to_string(k.aux) + " and " + std::to_string(k.inputs) +
+                           " (recorded from other circuit code: record it again)");
+  }
+}
+
+void ProvingAssignment::compute_abc() {
+  if (!abc_pending()) return;
+  check_matches_compiled();
+  drop_abc_preparation();
+  compiled_->evaluate(inputs_, std::span<const Fr>(aux_.data(), aux_.size()), a_, b_, c_);
+}
+
 void ProvingAssignment::check_no_open_sections() const {
   if (sections_.failed.load()) {
     throw std::logic_error("proving assignment: a section of its parallel synthesis failed, so it is incomplete");
@@ -75,15 +100,17 @@ void ProvingAssignment::check_no_open_sections() const {
 Variable ProvingAssignment::alloc(std::string_view, const Fr& value) {
   check_no_open_sections();
   aux_.push_back(value);
-  a_aux_density_.add_element();
-  b_aux_density_.add_element();
+  if (!compiled_) {
+    a_aux_density_.add_element();
+    b_aux_density_.add_element();
+  }
   return Variable::aux(uint32_t(aux_.size() - 1));
 }
 
 Variable ProvingAssignment::alloc_input(std::string_view, const Fr& value) {
   check_no_open_sections();
   inputs_.push_back(value);
-  b_input_density_.add_element();
+  if (!compiled_) b_input_density_.add_element();
   return Variable::input(uint32_t(inputs_.size() - 1));
 }
 
@@ -168,9 +195,11 @@ class ProvingAssignment::Section final : public SectionSystem {
         in_begin_(in_begin),
         in_next_(in_begin),
         in_end_(in_begin + shape.inputs) {
-    a_aux_.grow(shape.aux);
-    b_aux_.grow(shape.aux);
-    b_input_.grow(pa.inputs_.size());
+    if (!pa.compiled_) {
+      a_aux_.grow(shape.aux);
+      b_aux_.grow(shape.aux);
+      b_input_.grow(pa.inputs_.size());
+    }
     pa_.sections_.open++;  // last: the destructor undoes it
   }
   ~Section() override {
@@ -192,6 +221,11 @@ class ProvingAssignment::Section final : public SectionSystem {
   }
   void enforce(std::string_view, const LC& a, const LC& b, const LC& c) override {
     if (c_next_ == c_end_) throw std::logic_error("a section enforces more constraints than reserved");
+    if (pa_.compiled_) {  // witness-only: the compiled circuit has the rows
+      c_next_++;
+      constraints_++;
+      return;
+    }
     pa_.a_[c_next_] = eval_section(a, nullptr, &a_aux_, &foreign_a_);
     pa_.b_[c_next_] = eval_section(b, &b_input_, &b_aux_, &foreign_b_);
     pa_.c_[c_next_] = eval_section(c, nullptr, nullptr, nullptr);
@@ -210,7 +244,7 @@ class ProvingAssignment::Section final : public SectionSystem {
                              std::to_string(aux_end_ - aux_next_) + " aux variables and " +
                              std::to_string(in_end_ - in_next_) + " inputs of its range left");
     }
-    {
+    if (!pa_.compiled_) {
       std::lock_guard lock(pa_.sections_.merge);
       pa_.a_aux_density_.set_from(aux_begin_, a_aux_);
       pa_.b_aux_density_.set_from(aux_begin_, b_aux_);
@@ -260,14 +294,16 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
   size_t constraints = 0, aux = 0, inputs = 0;
   for (const auto& s : shapes) constraints += s.constraints, aux += s.aux, inputs += s.inputs;
   if (aux_.size() + aux > (size_t(1) << 32)) throw std::invalid_argument("more than 2^32 aux variables");
-  size_t c_at = a_.size(), aux_at = aux_.size(), in_at = inputs_.size();
+  size_t c_at = num_constraints(), aux_at = aux_.size(), in_at = inputs_.size();
   try {
     // Written in place by the sections (FrVector leaves new elements unwritten: each page is first
     // touched by the section that fills it).
     // a, b and c get room for the domain (the constraints that follow and the prover's padding)
     // when the caller did not reserve it: growing them later would copy them.
     const size_t c_need = c_at + constraints;
+    if (compiled_) witness_constraints_ = c_need;  // counted here; sections fill no rows
     for (auto* v : {&a_, &b_, &c_}) {
+      if (compiled_) break;
       if (v->capacity() < c_need) {
         v->reserve(std::bit_ceil(c_need));
         advise_huge_pages(v->data(), v->capacity() * sizeof(Fr));
@@ -279,10 +315,12 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
       advise_huge_pages(aux_.data(), aux_.capacity() * sizeof(Fr));
     }
     aux_.resize(aux_at + aux);
-    a_aux_density_.grow(aux);
-    b_aux_density_.grow(aux);
     inputs_.resize(in_at + inputs);
-    for (size_t i = 0; i < inputs; i++) b_input_density_.add_element();
+    if (!compiled_) {
+      a_aux_density_.grow(aux);
+      b_aux_density_.grow(aux);
+      for (size_t i = 0; i < inputs; i++) b_input_density_.add_element();
+    }
     sections_.aux_before = aux_at;
     sections_.inputs_before = in_at;
     sections_.aux_starts.clear();
@@ -315,6 +353,10 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
 
 void ProvingAssignment::enforce(std::string_view, const LC& a, const LC& b, const LC& c) {
   check_no_open_sections();
+  if (compiled_) {  // witness-only: the compiled circuit has the rows
+    witness_constraints_++;
+    return;
+  }
   drop_abc_preparation();
   a_.push_back(eval(a, nullptr, &a_aux_density_));
   b_.push_back(eval(b, &b_input_density_, &b_aux_density_));
@@ -329,9 +371,11 @@ void ProvingAssignment::enforce_input_constraints() {
 void ProvingAssignment::reserve(size_t constraints, size_t aux) {
   check_no_open_sections();
   drop_abc_preparation();
-  a_.reserve(constraints);
-  b_.reserve(constraints);
-  c_.reserve(constraints);
+  if (!compiled_) {  // witness-only: a, b and c come later, all at once
+    a_.reserve(constraints);
+    b_.reserve(constraints);
+    c_.reserve(constraints);
+  }
   aux_.reserve(aux);
   for (const auto* v : {&a_, &b_, &c_, &aux_}) advise_huge_pages(v->data(), v->capacity() * sizeof(Fr));
 }
@@ -355,6 +399,7 @@ void ProvingAssignment::release_abc() {
   abc.a = std::exchange(a_, {});
   abc.b = std::exchange(b_, {});
   abc.c = std::exchange(c_, {});
+  abc_released_ = true;
   if (abc_sink_) abc_sink_(std::move(abc));
   // Otherwise freed here, the preparation first (~ReleasedAbc).
 }

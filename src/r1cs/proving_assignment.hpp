@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "r1cs/compiled_circuit.hpp"
 #include "r1cs/constraint_system.hpp"
 #include "r1cs/density.hpp"
 #include "r1cs/fr_vector.hpp"
@@ -52,9 +53,15 @@ struct ReleasedAbc {
 // the deallocation thread, not the prover's: the pauses add ~40 ms at 2^27.
 void free_gradually(ReleasedAbc&& abc);
 
+// Two modes. A full synthesis (the default constructor) evaluates every constraint's a, b and c
+// as it is enforced and tracks the densities. A witness-only synthesis (given the circuit's
+// compiled matrices) keeps only the variables' values and counts the constraints: a, b and c are
+// the matrices' products with the witness, computed later by the backend (on the device for
+// CUDA, by compute_abc() on the CPU), and the densities are the compiled circuit's.
 class ProvingAssignment final : public ConstraintSystem {
  public:
   ProvingAssignment();
+  explicit ProvingAssignment(std::shared_ptr<const CompiledCircuit> compiled);
 
   Variable alloc(std::string_view name, const Fr& value) override;
   Variable alloc_input(std::string_view name, const Fr& value) override;
@@ -62,7 +69,7 @@ class ProvingAssignment final : public ConstraintSystem {
   // Sections write a, b, c and aux in place (the vectors are grown first), and record their
   // density bits apart, merged in by close().
   std::vector<std::unique_ptr<SectionSystem>> open_sections(std::span<const SectionShape> shapes) override;
-  size_t num_constraints() const override { return a_.size(); }
+  size_t num_constraints() const override { return compiled_ ? witness_constraints_ : a_.size(); }
   size_t num_inputs() const override { return inputs_.size(); }
   size_t num_aux() const override { return aux_.size(); }
 
@@ -85,9 +92,25 @@ class ProvingAssignment final : public ConstraintSystem {
   FrVector& c_mut() { return check_no_open_sections(), drop_abc_preparation(), c_; }
   const std::vector<Fr>& inputs() const { return check_no_open_sections(), inputs_; }
   const FrVector& aux() const { return check_no_open_sections(), aux_; }
-  const DensityTracker& a_aux_density() const { return check_no_open_sections(), a_aux_density_; }
-  const DensityTracker& b_input_density() const { return check_no_open_sections(), b_input_density_; }
-  const DensityTracker& b_aux_density() const { return check_no_open_sections(), b_aux_density_; }
+  const DensityTracker& a_aux_density() const {
+    return check_no_open_sections(), compiled_ ? compiled_->a_aux_density : a_aux_density_;
+  }
+  const DensityTracker& b_input_density() const {
+    return check_no_open_sections(), compiled_ ? compiled_->b_input_density : b_input_density_;
+  }
+  const DensityTracker& b_aux_density() const {
+    return check_no_open_sections(), compiled_ ? compiled_->b_aux_density : b_aux_density_;
+  }
+
+  // Witness-only: the compiled circuit (null for a full synthesis), whether a, b and c are
+  // still to be computed from it, and their computation on the CPU (oneTBB). Both check first
+  // that the synthesis matches the compiled circuit (std::logic_error naming the counts that
+  // differ: the compiled file is from other circuit code and must be recorded again).
+  const CompiledCircuit* compiled() const { return compiled_.get(); }
+  const std::shared_ptr<const CompiledCircuit>& compiled_shared() const { return compiled_; }
+  bool abc_pending() const { return compiled_ && a_.empty() && !abc_released_; }
+  void check_matches_compiled() const;
+  void compute_abc();
 
   AssignmentBytes bytes() const;
   // Frees a, b and c (after H is computed) while keeping the assignment.
@@ -152,6 +175,9 @@ class ProvingAssignment final : public ConstraintSystem {
     Sections& operator=(Sections&&) = delete;
   };
 
+  std::shared_ptr<const CompiledCircuit> compiled_;  // witness-only when set
+  size_t witness_constraints_ = 0;                   // witness-only: constraints enforced
+  bool abc_released_ = false;
   AbcSink abc_sink_;
   Sections sections_;
   Held abc_preparation_;  // after a_, b_, c_: destroyed before them

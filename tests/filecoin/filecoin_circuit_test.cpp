@@ -145,7 +145,8 @@ StackedCircuit random_circuit(const SealProofInfo& info, std::mt19937_64& rng) {
 using test::SerialOnly;
 
 // The challenges' heads, labels and tails in parallel sections (labels after their head, the
-// tail after the labels) give exactly the serial synthesis: a, b, c, variables and densities.
+// tail after the labels) give exactly the serial synthesis: a, b, c, variables and densities; so
+// does the witness-only synthesis with the compiled matrices.
 TEST(FilecoinCircuitTest, ParallelSectionsEqualSerialSynthesis) {
   auto rng = test::make_rng();
   for (auto proof : {RegisteredSealProof::kStackedDrg2KiBV1_1}) {
@@ -169,6 +170,7 @@ TEST(FilecoinCircuitTest, ParallelSectionsEqualSerialSynthesis) {
     EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
     EXPECT_EQ(serial.a_aux_density().count_ones(), parallel.a_aux_density().count_ones());
     EXPECT_EQ(serial.b_aux_density().count_ones(), parallel.b_aux_density().count_ones());
+    test::expect_witness_path_equals_full(circuit);
   }
 }
 

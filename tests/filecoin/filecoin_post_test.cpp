@@ -411,7 +411,8 @@ TEST(FilecoinPostTest, BadShapesAreRefused) {
 
 using test::SerialOnly;
 
-// Sectors synthesized in parallel sections give exactly the serial synthesis.
+// Sectors synthesized in parallel sections give exactly the serial synthesis, and so does the
+// witness-only synthesis with the compiled matrices.
 TEST(FilecoinPostTest, ParallelSectionsEqualSerialSynthesis) {
   auto rng = test::make_rng();
   const FallbackPoStParams p = test_params({P, 8, 2, 4, 2}, 5, 3, ApiVersion::kV1_2_0);
@@ -443,6 +444,7 @@ TEST(FilecoinPostTest, ParallelSectionsEqualSerialSynthesis) {
   EXPECT_EQ(serial.a_aux_density().words(), parallel.a_aux_density().words());
   EXPECT_EQ(serial.b_aux_density().words(), parallel.b_aux_density().words());
   EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
+  test::expect_witness_path_equals_full(circuit);
 }
 
 // ---- the real 32 GiB WindowPoSt vanilla proof Curio sends ----

@@ -355,7 +355,7 @@ TEST(FilecoinSnapTest, Sparse32GiBAnd64GiBUpdatesVerify) {
 }
 
 // Synthesized into a proving assignment in one section per challenge and serially (SerialOnly):
-// the same a, b, c, aux, inputs and densities.
+// the same a, b, c, aux, inputs and densities; and so is its witness-only synthesis.
 void expect_sections_equal_serial(const EmptySectorUpdateCircuit& c) {
   r1cs::ProvingAssignment serial, parallel;
   test::SerialOnly serial_cs(serial);
@@ -365,6 +365,7 @@ void expect_sections_equal_serial(const EmptySectorUpdateCircuit& c) {
   EXPECT_EQ(parallel_cs.opened, c.params().challenge_count);
   EXPECT_EQ(serial.num_constraints(), count_constraints(c.params()));
   test::expect_same_assignment(serial, parallel);
+  test::expect_witness_path_equals_full(c);
 }
 
 TEST(FilecoinSnapTest, ParallelSectionsEqualSerialSynthesis) {

@@ -17,6 +17,7 @@
 #include "groth16/verifier.hpp"
 #include "msm/cuda/msm.hpp"
 #include "ntt/zero_one_vector.hpp"
+#include "r1cs/compiled_circuit.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
@@ -366,6 +367,38 @@ TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
   }
   EXPECT_EQ(gpu->pinned_abc_bytes(), 0u) << "freed with a/b/c, unlocked";
   gpu->release_parameters(params);  // unlocked before params' memory goes
+}
+
+// A witness-only assignment: the device computes a, b and c from the compiled matrices (kept on
+// the device across proofs), and the proof is the CPU backend's full-synthesis proof byte for
+// byte; a small card's plan (the witness overlaid on a and b) computes them on the CPU instead.
+TEST_F(CudaBackendProofTest, WitnessOnlyProofsByteIdenticalToFullSynthesisOnCpu) {
+  auto rng = test::make_rng();
+  auto cpu = make_cpu_backend();
+  auto gpu = make_cuda_backend(0);
+  for (size_t constraints : {size_t(1) << 12, size_t(3000)}) {
+    const circuits::SyntheticCircuit circuit(constraints, 8, {}, test::run_seed() + constraints);
+    const Parameters params = generate_parameters(
+        circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
+    const PreparedVerifyingKey pvk(params.vk);
+    const auto inputs = public_inputs(circuit);
+    const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+    for (int rep = 0; rep < 2; rep++) {
+      const Fr r = Fr::random(rng), s = Fr::random(rng);
+      auto pa_cpu = synthesize(circuit);
+      auto pa_gpu = synthesize_witness(circuit, compiled);
+      gpu->prepare_assignment(pa_gpu);
+      const PendingProof want = cpu->prove_start(params, pa_cpu, r, s);
+      ProveTimings t;
+      const PendingProof got = gpu->prove_start(params, pa_gpu, r, s, &t);
+      EXPECT_GT(t.abc, 0.0) << "a/b/c computed on the device";
+      EXPECT_TRUE(pa_gpu.a().empty()) << "never on the host";
+      expect_same(got, want);
+      const Proof p_gpu = prove_finish(params, pa_gpu, got);
+      EXPECT_EQ(encode_proof(p_gpu), encode_proof(prove_finish(params, pa_cpu, want))) << constraints;
+      EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs)) << constraints;
+    }
+  }
 }
 
 TEST_F(CudaBackendProofTest, MismatchedParametersAreRejected) {

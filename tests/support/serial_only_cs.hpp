@@ -1,6 +1,7 @@
 // Constraint systems over a proving assignment for the tests that parallel-section synthesis
 // equals serial synthesis: SerialOnly takes no sections (the reference), CountingSections takes
-// them and counts how many were opened; expect_same_assignment compares the two results.
+// them and counts how many were opened; expect_same_assignment compares the two results;
+// expect_witness_path_equals_full checks a circuit's witness-only synthesis against its full one.
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "r1cs/compiled_circuit.hpp"
 #include "r1cs/proving_assignment.hpp"
 
 namespace cuzk::test {
@@ -55,6 +57,33 @@ inline void expect_same_assignment(const r1cs::ProvingAssignment& serial, const 
   EXPECT_EQ(serial.a_aux_density().words(), parallel.a_aux_density().words());
   EXPECT_EQ(serial.b_aux_density().words(), parallel.b_aux_density().words());
   EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
+}
+
+// The witness-only synthesis of circuit (with parallel sections and serially) gives the full
+// synthesis' aux and inputs, its compiled matrices times that witness give its a, b and c, and
+// the compiled densities are its densities: so both paths prove the same for the same r and s.
+inline void expect_witness_path_equals_full(const r1cs::Circuit& circuit) {
+  const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+  r1cs::ProvingAssignment full;
+  circuit.synthesize(full);
+  full.enforce_input_constraints();
+  EXPECT_EQ(compiled->constraints, full.num_constraints());
+  for (bool sections : {true, false}) {
+    SCOPED_TRACE(sections ? "witness-only, parallel sections" : "witness-only, serial");
+    r1cs::ProvingAssignment witness(compiled);
+    if (sections) {
+      circuit.synthesize(witness);
+    } else {
+      SerialOnly serial(witness);
+      circuit.synthesize(serial);
+    }
+    witness.enforce_input_constraints();
+    EXPECT_TRUE(witness.abc_pending());
+    EXPECT_TRUE(witness.a().empty());  // no a/b/c until they are computed from the matrices
+    witness.compute_abc();
+    EXPECT_FALSE(witness.abc_pending());
+    expect_same_assignment(full, witness);
+  }
 }
 
 }  // namespace cuzk::test

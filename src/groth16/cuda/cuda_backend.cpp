@@ -50,6 +50,7 @@
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #include "ntt/zero_one_vector.hpp"
+#include "r1cs/cuda/compiled_circuit_device.hpp"
 #include "util/elapsed.hpp"
 
 namespace cuzk::groth16 {
@@ -167,9 +168,11 @@ class CudaBackend final : public ProverBackend {
     // What the H polynomial needs, placed by the plan, before a/b/c are consumed.
     const ResidentSet* res = nullptr;
     const ntt::cuda::DeviceDomain* domain = nullptr;
+    const r1cs::cuda::DeviceCompiledCircuit* matrices = nullptr;  // witness-only: a/b/c made here
     ProofVectors v{};
     uint8_t* compact_area = nullptr;
     with_room("the proof's buffers", [&] {
+      if (pa.abc_pending()) matrices = &device_matrices(pa);
       res = &resident_.get(params, buffers_held());
       plan_ = resident_.plan();
       domain = &domain_for(log_n);
@@ -177,6 +180,26 @@ class CudaBackend final : public ProverBackend {
       compact_area = compact_area_for(prepared.get());
     });
     const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
+    if (matrices && overlaid) {
+      // The overlaid layout puts the witness over a and b, which the products need beside it.
+      static std::once_flag once;
+      std::call_once(once, [&] {
+        std::fprintf(stderr, "cuzk: %s computes a/b/c on the CPU: the card's plan overlays the witness on them\n",
+                     name().c_str());
+      });
+      matrices = nullptr;
+      pa.compute_abc();
+    }
+    if (matrices) {
+      abc_on_device(*domain, *matrices, pa, v, t);
+      t.h_ntt = seconds_since(t0) - t.abc;
+      pa.release_abc();
+      t0 = Clock::now();
+      out.h = with_room("H's MSM", [&] { return msm_h(*res, v.a, n); });
+      t.msm_h = seconds_since(t0);
+      g1_msms_on_gpu(*res, pa, v.aux, v.inputs, out, t);
+      return out;
+    }
     std::future<void> witness_upload;
     try {
       const bool dma_from_locked = h_polynomial_of_abc(*domain, pa, prepared.get(), compact_area, v, overlaid);
@@ -307,7 +330,9 @@ class CudaBackend final : public ProverBackend {
 
   // Device bytes held for proofs besides the MSM workspace: scratch, compact a/b/c, twiddles.
   size_t buffers_held() const {
-    return scratch_.size() * sizeof(Fr) + compact_.size() + (domain_ ? domain_->table_bytes() : 0);
+    size_t matrices = 0;
+    for (const MatrixSet& m : matrices_) matrices += m.device->bytes();
+    return scratch_.size() * sizeof(Fr) + compact_.size() + (domain_ ? domain_->table_bytes() : 0) + matrices;
   }
 
   // The proof's vectors in the scratch buffer, laid out as plan_ says. A buffer larger than the
@@ -421,6 +446,50 @@ class CudaBackend final : public ProverBackend {
     return dma_from_locked;
   }
 
+  // A witness-only assignment's compiled matrices on this device, uploaded on first use and kept
+  // (the last kMaxMatrixSets used; the assignment's reference keeps the host copy alive).
+  const r1cs::cuda::DeviceCompiledCircuit& device_matrices(const r1cs::ProvingAssignment& pa) {
+    const auto& compiled = pa.compiled_shared();
+    for (auto it = matrices_.begin(); it != matrices_.end(); ++it) {
+      if (it->host == compiled) {
+        std::rotate(matrices_.begin(), it, it + 1);  // most recent first
+        return *matrices_.front().device;
+      }
+    }
+    if (matrices_.size() >= kMaxMatrixSets) matrices_.pop_back();
+    inject_device_oom("cudaMalloc of the compiled circuit's matrices");
+    auto device = std::make_unique<r1cs::cuda::DeviceCompiledCircuit>(*compiled, upload_stream_);
+    matrices_.insert(matrices_.begin(), MatrixSet{compiled, std::move(device)});
+    return *matrices_.front().device;
+  }
+
+  // Steps 1 and 2 of a witness-only assignment: the witness (aux, then the inputs) goes up once,
+  // where the MSMs read it later, and a, b and c are its products with the resident matrices,
+  // each computed into the vector the H polynomial transforms (b first, as in
+  // h_polynomial_of_abc). t.abc: the upload and the products, as the stream ran them.
+  void abc_on_device(const ntt::cuda::DeviceDomain& domain, const r1cs::cuda::DeviceCompiledCircuit& matrices,
+                     r1cs::ProvingAssignment& pa, const ProofVectors& v, ProveTimings& t) {
+    pa.check_matches_compiled();
+    using M = r1cs::cuda::DeviceCompiledCircuit::Matrix;
+    const size_t n = domain.size();
+    const auto t0 = Clock::now();
+    upload_witness(pa, v);
+    inject_launch_error("compiled circuit products");
+    matrices.product(M::kB, v.aux, v.b, n, stream_);
+    matrices.product(M::kA, v.aux, v.a, n, stream_);
+    matrices.product(M::kC, v.aux, v.c, n, stream_);
+    domain.synchronize();
+    t.abc = seconds_since(t0);
+    inject_launch_error("coset NTT");
+    domain.coset_evaluations(v.b);
+    domain.coset_evaluations(v.a);
+    inject_launch_error("h_product");
+    domain.h_product(v.a, v.b);
+    inject_launch_error("h_finish");
+    domain.h_finish(v.a, v.c);
+    domain.synchronize();
+  }
+
   // Step 3's upload: aux and the inputs go up once, by another thread, behind a/b/c on the upload
   // stream: while the H polynomial and H's MSM run (the copy engine and the host's cores are idle
   // then); L, A, B_G1 and B_G2 all read them there. The thread starts before a/b/c are released:
@@ -516,6 +585,13 @@ class CudaBackend final : public ProverBackend {
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
   DeviceBuffer<Fr> scratch_;       // a, b, c (3 n), then aux and inputs; the largest seen, reused
   DeviceBuffer<uint8_t> compact_;  // compact a/b/c as uploaded, before their expansion
+  // Witness-only circuits' matrices on the device, most recently used first.
+  static constexpr size_t kMaxMatrixSets = 4;
+  struct MatrixSet {
+    std::shared_ptr<const r1cs::CompiledCircuit> host;
+    std::unique_ptr<r1cs::cuda::DeviceCompiledCircuit> device;
+  };
+  std::vector<MatrixSet> matrices_;
 };
 
 }  // namespace

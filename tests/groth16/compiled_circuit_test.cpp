@@ -1,0 +1,184 @@
+// Compiled circuits (r1cs/compiled_circuit.hpp) and the witness-only path: the matrices times the
+// witness are the full synthesis' a, b and c; proofs from both paths with the same r and s are
+// identical and verify; the file round-trips, and a file of another format, circuit or code
+// version, truncated or corrupted, is refused by name and recorded again, never used.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "circuits/synthetic.hpp"
+#include "groth16/backend.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "r1cs/compiled_circuit_file.hpp"
+#include "r1cs/shape.hpp"
+#include "serial_only_cs.hpp"
+#include "test_support.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+using r1cs::CompiledCircuit;
+using r1cs::LC;
+using r1cs::Variable;
+
+// Combinations that merge (a variable twice, terms that cancel), zero coefficients, a
+// coefficient that is neither 1 nor -1, and inputs in A, B and C.
+struct MergingCircuit : r1cs::Circuit {
+  Fr x = Fr::from_u64(3);
+  void synthesize(r1cs::ConstraintSystem& cs) const override {
+    const Variable in = cs.alloc_input("in", x + Fr::one());
+    const Variable v = cs.alloc("v", x);
+    const Variable w = cs.alloc("w", x * x);
+    const Variable z = cs.alloc("z", Fr::zero());  // only in cancelling terms
+    cs.enforce("square", LC(v).add(v).sub(v), v, w);
+    cs.enforce("input", LC(in).sub(Variable::one()), Variable::one(), LC(v).add(z, Fr::zero()));
+    cs.enforce("cancel", LC(z).sub(z).add(v, Fr::from_u64(5)), LC(in).add(z).sub(z),
+               LC(v).scaled(Fr::from_u64(5)).add(w, Fr::from_u64(5)).add(v, Fr::from_u64(5)));
+  }
+};
+
+std::filesystem::path temp_dir(const char* name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("cuzk_compiled_" + std::string(name) + "_" + std::to_string(test::run_seed()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(CompiledCircuitTest, MatricesTimesWitnessAreTheFullSynthesis) {
+  test::expect_witness_path_equals_full(MergingCircuit{});
+  const CompiledCircuit cc = r1cs::compile_circuit(MergingCircuit{});
+  EXPECT_EQ(cc.constraints, 5u);  // three, and the input constraints of ONE and in
+  EXPECT_EQ(cc.a.row_start[1], 1u) << "v + v - v is one entry";
+  EXPECT_EQ(cc.b.nonzeros(), 3u) << "B: v; ONE; in (z - z dropped)";
+  EXPECT_TRUE(cc.b_aux_density.test(2)) << "z's cancelled terms still set its B bit, as the full synthesis does";
+  for (size_t n : {size_t(1) << 10, size_t(3000)}) {
+    test::expect_witness_path_equals_full(circuits::SyntheticCircuit(n, 8, {}, test::run_seed() + n));
+  }
+}
+
+TEST(CompiledCircuitTest, WitnessPathProvesTheSameAndVerifies) {
+  auto rng = test::make_rng();
+  const circuits::SyntheticCircuit circuit(1 << 12, 8, {}, test::run_seed());
+  const Parameters params = generate_parameters(
+      circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
+  const PreparedVerifyingKey pvk(params.vk);
+  r1cs::TestChecker checker;
+  circuit.synthesize(checker);
+  const std::vector<Fr> inputs(checker.inputs().begin() + 1, checker.inputs().end());
+  const auto compiled = std::make_shared<const CompiledCircuit>(r1cs::compile_circuit(circuit));
+  auto cpu = make_cpu_backend();
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  auto full = synthesize(circuit);
+  auto witness = synthesize_witness(circuit, compiled);
+  EXPECT_TRUE(witness.abc_pending());
+  const auto want = cpu->prove_start(params, full, r, s);
+  ProveTimings t;
+  const auto got = cpu->prove_start(params, witness, r, s, &t);
+  EXPECT_GT(t.abc, 0.0);
+  const Proof p_full = prove_finish(params, full, want);
+  const Proof p_witness = prove_finish(params, witness, got);
+  EXPECT_EQ(encode_proof(p_witness), encode_proof(p_full));
+  EXPECT_TRUE(verify_proof(pvk, p_witness, inputs));
+  Proof tampered = p_witness;
+  tampered.a = (G1Jacobian::from_affine(tampered.a) + G1Jacobian::from_affine(params.vk.alpha_g1)).to_affine();
+  EXPECT_FALSE(verify_proof(pvk, tampered, inputs));
+}
+
+TEST(CompiledCircuitTest, AnotherShapeIsRefusedByTheWitnessPath) {
+  const circuits::SyntheticCircuit small(1 << 10, 8, {}, 1), large(1 << 11, 8, {}, 1);
+  const auto compiled = std::make_shared<const CompiledCircuit>(r1cs::compile_circuit(small));
+  try {
+    synthesize_witness(large, compiled);
+    ADD_FAILURE() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("record it again"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(r1cs::ProvingAssignment(nullptr), std::invalid_argument);
+}
+
+TEST(CompiledCircuitTest, FileRoundTripsAndRefusesWhatItCannotUse) {
+  const auto dir = temp_dir("file");
+  const circuits::SyntheticCircuit circuit(1 << 10, 8, {}, test::run_seed());
+  const CompiledCircuit cc = r1cs::compile_circuit(circuit);
+  const auto path = dir / "synthetic.r1cs";
+  r1cs::write_compiled_circuit(path, "synthetic-1024-c1", cc);
+  const CompiledCircuit back = r1cs::read_compiled_circuit(path, "synthetic-1024-c1");
+  EXPECT_EQ(back.constraints, cc.constraints);
+  EXPECT_EQ(back.inputs, cc.inputs);
+  EXPECT_EQ(back.aux, cc.aux);
+  EXPECT_EQ(back.coefficients, cc.coefficients);
+  EXPECT_TRUE(back.a == cc.a && back.b == cc.b && back.c == cc.c);
+  EXPECT_EQ(back.a_aux_density.words(), cc.a_aux_density.words());
+  EXPECT_EQ(back.b_aux_density.count_ones(), cc.b_aux_density.count_ones());
+  EXPECT_EQ(back.b_input_density.words(), cc.b_input_density.words());
+
+  const auto bytes = test::read_file(path.string());
+  auto refused = [&](const std::string& content, const std::string& id, const std::string& why) {
+    const auto bad = dir / "bad.r1cs";
+    test::write_file(bad.string(), content);
+    try {
+      r1cs::read_compiled_circuit(bad, id);
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const r1cs::CompiledCircuitFileError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(bad.string()), std::string::npos) << what;
+      EXPECT_NE(what.find(why), std::string::npos) << what;
+    }
+  };
+  const std::string good(bytes.begin(), bytes.end());
+  refused(good, "synthetic-1024-c2", "not synthetic-1024-c2");  // another code version
+  refused(good.substr(0, good.size() / 2), "synthetic-1024-c1", "truncated");
+  refused(good.substr(0, 20), "synthetic-1024-c1", "truncated");
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x10;
+  refused(flipped, "synthetic-1024-c1", "corrupted");
+  std::string other_format = good;
+  other_format[8] ^= 0x7f;
+  refused(other_format, "synthetic-1024-c1", "format");
+  refused("not a compiled circuit at all, just some text to fill forty bytes", "synthetic-1024-c1", "CUZKR1CS");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompiledCircuitTest, LoadOrCompileRecordsOnceAndAgainWhenTheFileCannotBeUsed) {
+  const auto dir = temp_dir("load");
+  const circuits::SyntheticCircuit circuit(1 << 10, 8, {}, test::run_seed());
+  const auto path = dir / "synthetic.r1cs";
+  int recorded = 0;
+  std::vector<std::string> lines;
+  auto compile = [&] {
+    recorded++;
+    return r1cs::compile_circuit(circuit);
+  };
+  auto log = [&](const std::string& line) { lines.push_back(line); };
+  const auto first = r1cs::load_or_compile(path, "synthetic-c1", compile, log);
+  EXPECT_EQ(recorded, 1);
+  ASSERT_TRUE(std::filesystem::exists(path));
+  const auto second = r1cs::load_or_compile(path, "synthetic-c1", compile, log);
+  EXPECT_EQ(recorded, 1) << "a sound file is read, not recorded again";
+  EXPECT_TRUE(second->a == first->a);
+  EXPECT_NE(lines.back().find("read from"), std::string::npos) << lines.back();
+  // A new version of the circuit code: recorded again (and the file replaced).
+  r1cs::load_or_compile(path, "synthetic-c2", compile, log);
+  EXPECT_EQ(recorded, 2);
+  EXPECT_NE(lines.back().find("not synthetic-c2"), std::string::npos) << lines.back();
+  // Corrupted: refused, recorded again, and the proof path gets a sound circuit.
+  auto bytes = test::read_file(path.string());
+  bytes[bytes.size() - 40] ^= 1;
+  test::write_file(path.string(), std::string(bytes.begin(), bytes.end()));
+  const auto again = r1cs::load_or_compile(path, "synthetic-c2", compile, log);
+  EXPECT_EQ(recorded, 3);
+  EXPECT_NE(lines.back().find("corrupted"), std::string::npos) << lines.back();
+  EXPECT_TRUE(again->c == first->c);
+  EXPECT_NO_THROW(r1cs::read_compiled_circuit(path, "synthetic-c2"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cuzk::groth16

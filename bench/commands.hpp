@@ -58,8 +58,9 @@ struct PipelineBenchArgs {
   size_t public_inputs = 8;
   std::string policy = "all";
   std::vector<unsigned> workers = {2};
-  uint64_t budget_mib = 0;         // 0: auto (MemTotal minus 5 GiB)
-  uint64_t device_memory_mib = 0;  // device memory the CUDA backend plans with (0: the whole card)
+  uint64_t budget_mib = 0;                 // 0: auto (MemTotal minus 5 GiB)
+  uint64_t device_memory_mib = 0;          // device memory the CUDA backend plans with (0: the whole card)
+  std::string witness_synthesis = "auto";  // engine.witness_synthesis
   std::string params_dir = "params-cache";
   std::string timeline;
   bool log_events = false;

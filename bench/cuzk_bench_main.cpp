@@ -119,7 +119,12 @@ int main(int argc, char** argv) {
   pipe_cmd->add_option("--budget-mib", pipe.budget_mib, "host-memory budget in MiB (0: MemTotal minus 5 GiB)");
   pipe_cmd->add_option("--device-memory-mib", pipe.device_memory_mib,
                        "device memory the CUDA backend plans with, in MiB, as on a smaller card (0: the whole card)");
-  pipe_cmd->add_option("--param-cache-dir", pipe.params_dir, "cuzk's own parameter cache (synthetic and TEST setups)");
+  pipe_cmd->add_option("--param-cache-dir", pipe.params_dir,
+                       "cuzk's own parameter cache (synthetic and TEST setups; compiled circuits in its compiled/)");
+  pipe_cmd
+      ->add_option("--witness-synthesis", pipe.witness_synthesis,
+                   "auto (witness-only when the backend is a GPU), on or off (a/b/c on the host)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   pipe_cmd->add_option("--timeline", pipe.timeline,
                        "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");
   pipe_cmd->add_flag("--log-events", pipe.log_events, "log one line per buffer-tracker event");

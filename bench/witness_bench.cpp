@@ -1,6 +1,7 @@
 // cuzk-bench porep --witness: one PoRep partition by the witness-only path (r1cs/
 // compiled_circuit.hpp) beside full synthesis, checked and timed:
-//   the compiled circuit: recorded once into --param-cache-dir (time, size), then read (time);
+//   the compiled circuit: recorded once into --param-cache-dir/compiled, where the engine looks
+//          (time, size), then read (time);
 //   synthesis: full and witness-only on all cores, witness-only on one (unless --skip-single);
 //   a/b/c: the compiled matrices times the witness on the CPU, and on the device (CUDA builds),
 //          each vector compared with the full synthesis' (equal, and a digest printed);
@@ -19,7 +20,9 @@
 
 #include "bench/commands.hpp"
 #include "bench/timing.hpp"
+#include "engine/compiled_circuits.hpp"
 #include "ff/os_rng.hpp"
+#include "filecoin/parameter_files.hpp"
 #include "filecoin/porep/circuit.hpp"
 #include "filecoin/porep/commit1.hpp"
 #include "filecoin/porep/registered_proofs.hpp"
@@ -41,10 +44,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ff::Fr;
 using r1cs::FrVector;
-
-// The compiled PoRep circuit's id: the proof and the version of the circuit code (bump "c1" when
-// the circuit changes what it records).
-std::string porep_circuit_id(const filecoin::SealProofInfo& info) { return "porep-" + std::string(info.name) + "-c1"; }
 
 std::string digest(const Fr* data, size_t count) {
   unsigned char md[32];
@@ -119,8 +118,10 @@ int porep_witness(const filecoin::SealCommitPhase1Output& c1, const PorepBenchAr
               std::string(info.name).c_str(), k, all);
   std::printf("| step | s | note |\n|---|---|---|\n");
 
-  const std::string id = porep_circuit_id(info);
-  const auto path = std::filesystem::path(a.params_dir) / (id + ".r1cs");
+  // The engine's file (engine/compiled_circuits.hpp), so that a pipeline run after this reads it.
+  const std::string param_id = filecoin::porep_parameter_id(info).stem;
+  const std::string id = engine::CompiledCircuits::circuit_id(param_id);
+  const auto path = engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id);
   auto t = Clock::now();
   bool recorded = false;
   const auto compiled = r1cs::load_or_compile(

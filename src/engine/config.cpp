@@ -40,6 +40,25 @@ UrgentAdmission parse_urgent_admission(std::string_view name) {
   throw std::invalid_argument("unknown urgent admission '" + std::string(name) + "' (beside, reserve)");
 }
 
+std::string_view witness_synthesis_name(WitnessSynthesis w) {
+  switch (w) {
+    case WitnessSynthesis::kAuto:
+      return "auto";
+    case WitnessSynthesis::kOn:
+      return "on";
+    case WitnessSynthesis::kOff:
+      return "off";
+  }
+  return "?";
+}
+
+WitnessSynthesis parse_witness_synthesis(std::string_view name) {
+  for (WitnessSynthesis w : {WitnessSynthesis::kAuto, WitnessSynthesis::kOn, WitnessSynthesis::kOff}) {
+    if (witness_synthesis_name(w) == name) return w;
+  }
+  throw std::invalid_argument("unknown witness synthesis '" + std::string(name) + "' (auto, on, off)");
+}
+
 std::string_view backend_name(BackendKind b) {
   switch (b) {
     case BackendKind::kAuto:

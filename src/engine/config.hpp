@@ -46,6 +46,14 @@ std::string_view urgent_admission_name(UrgentAdmission a);
 // Throws std::invalid_argument listing the valid names ("beside", "reserve").
 UrgentAdmission parse_urgent_admission(std::string_view name);
 
+// Whether partitions are synthesized witness-only (values alone; a/b/c made by the backend from
+// the circuit's compiled matrices: on the device for CUDA) or in full (a/b/c, densities and the
+// witness on the host). kAuto: witness-only when every device is a CUDA backend.
+enum class WitnessSynthesis { kAuto, kOn, kOff };
+std::string_view witness_synthesis_name(WitnessSynthesis w);
+// Throws std::invalid_argument listing the valid names ("auto", "on", "off").
+WitnessSynthesis parse_witness_synthesis(std::string_view name);
+
 struct EngineConfig {
   // Host-memory budget. 0 = auto: MemTotal minus safety_margin_bytes.
   uint64_t budget_bytes = 0;
@@ -79,6 +87,8 @@ struct EngineConfig {
   UrgentAdmission urgent_admission = UrgentAdmission::kBeside;
   uint64_t urgent_reserve_bytes = uint64_t(1) << 30;  // kReserve only
   std::string param_cache_dir = "params-cache";
+  WitnessSynthesis witness_synthesis = WitnessSynthesis::kAuto;
+  std::string compiled_dir;  // compiled circuits' folder; empty: <param_cache_dir>/compiled
   // Generate parameters for synthetic circuits that are not in the cache (demo and bench).
   bool allow_synthetic_setup = true;
   // When set, asked for a parameter set the cache does not hold, before any synthetic setup:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <filesystem>
 #include <spdlog/spdlog.h>
 
 #include "engine/engine_impl.hpp"
@@ -43,16 +44,20 @@ uint64_t PartitionShape::total() const {
   return t;
 }
 
-PartitionShape partition_shape(const CircuitShape& c) {
+PartitionShape partition_shape(const CircuitShape& c, bool witness_only) {
   PartitionShape s;
   s.domain = std::bit_ceil(std::max<uint64_t>(c.constraints, 2));
   s.inputs = c.inputs;
   s.aux = c.aux;
+  s.bytes[size_t(BufferClass::kSynthScratch)] = int64_t(c.scratch_bytes);
+  if (witness_only) {
+    s.bytes[size_t(BufferClass::kWitness)] = int64_t(kFr * (s.aux + std::bit_ceil(std::max<uint64_t>(s.inputs, 1))));
+    return s;
+  }
   s.bytes[size_t(BufferClass::kAbc)] = int64_t(3 * kFr * s.domain);
   s.bytes[size_t(BufferClass::kAux)] = int64_t(kFr * s.aux);
   s.bytes[size_t(BufferClass::kInputs)] = int64_t(kFr * std::bit_ceil(std::max<uint64_t>(s.inputs, 1)));
   s.bytes[size_t(BufferClass::kDensities)] = int64_t(2 * density_bytes(s.aux) + density_bytes(s.inputs));
-  s.bytes[size_t(BufferClass::kSynthScratch)] = int64_t(c.scratch_bytes);
   return s;
 }
 
@@ -103,6 +108,9 @@ Engine::Impl::Impl(EngineConfig cfg)
             tracker.set_parameters_bytes(host, device, "parameters resident");
           },
           config.make_parameters, config.parameter_sources),
+      compiled(config.compiled_dir.empty() ? std::filesystem::path(config.param_cache_dir) / "compiled"
+                                           : std::filesystem::path(config.compiled_dir),
+               budget, tracker),
       gpu_queue(config.policy == Policy::kBudget                   ? std::max<size_t>(1, config.gpu_queue_capacity)
                 : config.policy == Policy::kChannelCapacityWorkers ? resolve_synthesis_workers(config)
                                                                    : 1),
@@ -159,6 +167,11 @@ Engine::Engine(EngineConfig config) {
   } catch (const std::exception& e) {
     throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
   }
+  // Witness-only synthesis where the backends make a/b/c on the device (auto), or as configured.
+  bool all_cuda = true;
+  for (auto& d : m.devices) all_cuda = all_cuda && d->backend->name().starts_with("cuda");
+  m.witness_only =
+      c.witness_synthesis == WitnessSynthesis::kOn || (c.witness_synthesis == WitnessSynthesis::kAuto && all_cuda);
   m.synthesis_workers = resolve_synthesis_workers(c);
   for (unsigned i = 0; i < m.synthesis_workers; i++) {
     m.threads.emplace_back([&m, i] {
@@ -189,11 +202,11 @@ Engine::Engine(EngineConfig config) {
   for (auto& d : m.devices) names += (names.empty() ? "" : ",") + d->backend->name();
   spdlog::info(
       "engine: backend {}, policy {}, budget {}, {} synthesis workers (+1 urgent, priority >= {}, admitted {}{}), {} "
-      "GPU workers, {} finalizers",
+      "GPU workers, {} finalizers, {} synthesis",
       names, policy_name(c.policy), mib(m.budget.total()), m.synthesis_workers, c.urgent_priority,
       urgent_admission_name(c.urgent_admission),
       c.urgent_admission == UrgentAdmission::kReserve ? " " + mib(c.urgent_reserve_bytes) : std::string(),
-      m.gpu_workers, std::max(1u, c.finalizer_threads));
+      m.gpu_workers, std::max(1u, c.finalizer_threads), m.witness_only ? "witness-only" : "full");
 }
 
 Engine::~Engine() {
@@ -236,7 +249,8 @@ std::string Engine::submit(JobRequest request) {
 
   auto job = std::make_shared<Job>();
   const CircuitShape circuit = input->shape();
-  job->shape = partition_shape(circuit);
+  job->witness_only = m.witness_only;
+  job->shape = partition_shape(circuit, m.witness_only);
   job->input = input;
   job->input_bytes = input->input_bytes();
   // A partition that can never fit is rejected now rather than waiting forever.

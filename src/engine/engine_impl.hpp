@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/budget.hpp"
+#include "engine/compiled_circuits.hpp"
 #include "engine/dealloc.hpp"
 #include "engine/engine.hpp"
 #include "engine/param_manager.hpp"
@@ -48,8 +49,9 @@ struct PartitionShape {
   uint64_t abc() const { return uint64_t(bytes[size_t(BufferClass::kAbc)]); }
   uint64_t scratch() const { return uint64_t(bytes[size_t(BufferClass::kSynthScratch)]); }
 };
-// The bytes a partition of this circuit holds, by class (a/b/c at the domain's size).
-PartitionShape partition_shape(const CircuitShape& c);
+// The bytes a partition of this circuit holds, by class: a/b/c at the domain's size, aux, inputs
+// and densities; witness-only, the witness (aux and inputs) alone.
+PartitionShape partition_shape(const CircuitShape& c, bool witness_only = false);
 
 struct Job {
   std::string id;
@@ -59,6 +61,9 @@ struct Job {
   uint64_t input_bytes = 0;                 // charged to the budget and the tracker while the job lives
   std::string param_id;
   PartitionShape shape;
+  // Synthesized witness-only (Engine::Impl::witness_only); cleared when its circuit cannot be
+  // compiled (then in full).
+  std::atomic<bool> witness_only{false};
   Clock::time_point submitted;
   std::atomic<bool> stop{false};  // cancelled or failed: drop the remaining partitions
   bool urgent = false;            // priority >= EngineConfig::urgent_priority
@@ -147,6 +152,8 @@ struct Engine::Impl {
   void trim_backends();
   // What ordinary work leaves free in the budget for urgent work.
   uint64_t urgent_room() const;
+  // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.
+  std::shared_ptr<const r1cs::CompiledCircuit> compiled_circuit(Partition& p);
   // trim_backends, when what it frees would let `need` bytes fit in the budget.
   void trim_backends_if_that_fits(uint64_t need);
   // Moves p's buffers to a tracked stage (its first: enters the tracker); the event is logged
@@ -163,6 +170,8 @@ struct Engine::Impl {
   MemoryBudget permits;  // the semaphore of the semaphore policies (a FIFO allowance of N)
   BufferTracker tracker;
   ParameterManager params;
+  CompiledCircuits compiled;
+  bool witness_only = false;  // partitions are synthesized witness-only (EngineConfig::witness_synthesis)
   PartitionQueue work_queue;
   PartitionQueue urgent_queue;  // urgent jobs' partitions, for the urgent synthesis worker
   PartitionQueue gpu_queue;

@@ -19,7 +19,7 @@ namespace cuzk::groth16 {
 struct Parameters;
 }  // namespace cuzk::groth16
 namespace cuzk::r1cs {
-class ProvingAssignment;
+class ConstraintSystem;
 }  // namespace cuzk::r1cs
 
 namespace cuzk::engine {
@@ -45,10 +45,11 @@ class ProofInput {
   virtual CircuitShape shape() const = 0;
   // The parameter set every partition is proved with (ParameterManager id).
   virtual std::string param_id() const = 0;
-  // Synthesizes partition k into the assignment (reserved for the shape); the engine appends the
-  // input constraints. Throws on a witness that cannot be built; may run on any thread, and on
-  // several partitions of one input at once.
-  virtual void synthesize(uint32_t k, r1cs::ProvingAssignment& assignment) const = 0;
+  // Synthesizes partition k into the assignment (a proving assignment reserved for the shape, full
+  // or witness-only, or the recorder of a compiled circuit); the engine appends the input
+  // constraints. Throws on a witness that cannot be built; may run on any thread, and on several
+  // partitions of one input at once.
+  virtual void synthesize(uint32_t k, r1cs::ConstraintSystem& assignment) const = 0;
   // The public inputs (ONE excluded) partition k's proof must verify against, computed from the
   // request as a verifier would; nullopt: the engine takes the assignment's own (the synthetic
   // kind, whose inputs are its witness).

@@ -73,6 +73,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"tracked_bytes", b.tracked_bytes()},
         {"peak_tracked_bytes", b.peak_tracked_bytes},
         {"parameters_host_bytes", b.parameters_host_bytes},
+        {"compiled_circuit_bytes", b.compiled_circuit_bytes},
         {"parameters_device_bytes", b.parameters_device_bytes},
         {"pinned_pool_bytes", b.pinned_pool_bytes},
         {"abc_pinned_bytes", b.abc_pinned_bytes},

@@ -14,6 +14,10 @@ namespace {
 BufferBytes bytes_of(const r1cs::ProvingAssignment& pa) {
   const auto b = pa.bytes();
   BufferBytes out{};
+  if (pa.compiled()) {  // witness-only: a/b/c and the densities are not the partition's
+    out[size_t(BufferClass::kWitness)] = int64_t(b.aux + b.inputs);
+    return out;
+  }
   out[size_t(BufferClass::kAbc)] = int64_t(b.a + b.b + b.c + b.abc_prepared);  // with their compact copies
   out[size_t(BufferClass::kAux)] = int64_t(b.aux);
   out[size_t(BufferClass::kInputs)] = int64_t(b.inputs);
@@ -87,6 +91,21 @@ void Engine::Impl::run_synthesis_worker(PartitionQueue& queue, const std::string
   }
 }
 
+// The compiled circuit of p's parameter set, recorded from p's own partition when there is none
+// yet (the first partition of a shape pays). A circuit that cannot be compiled is proved in full
+// from then on (logged): null.
+std::shared_ptr<const r1cs::CompiledCircuit> Engine::Impl::compiled_circuit(Partition& p) {
+  Job& job = *p.job;
+  try {
+    return compiled.get(job.param_id, [&](r1cs::ConstraintSystem& cs) { job.input->synthesize(p.index, cs); });
+  } catch (const std::length_error& e) {
+    if (job.witness_only.exchange(false)) {
+      spdlog::warn("job {}: proved by full synthesis: its circuit cannot be compiled ({})", job.id, e.what());
+    }
+    return nullptr;
+  }
+}
+
 // Hands p on (GPU queue) or retires it; p is left non-null only when an exception escapes.
 void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name) {
   Job& job = *p->job;
@@ -114,11 +133,18 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
 
   p->set_where(Stage::kSynthRunning, name);
   move_stage(*p, Stage::kSynthRunning, job.shape.bytes);
-  p->assignment = std::make_unique<r1cs::ProvingAssignment>();
-  // Exactly the domain: the CPU prover pads a/b/c in place, with no reallocation.
-  p->assignment->reserve(job.shape.domain, job.shape.aux);
+  auto compiled = job.witness_only ? compiled_circuit(*p) : nullptr;
+  if (compiled) {
+    p->assignment = std::make_unique<r1cs::ProvingAssignment>(std::move(compiled));
+    p->assignment->reserve(0, job.shape.aux);
+  } else {
+    p->assignment = std::make_unique<r1cs::ProvingAssignment>();
+    // Exactly the domain: the CPU prover pads a/b/c in place, with no reallocation.
+    p->assignment->reserve(job.shape.domain, job.shape.aux);
+  }
   job.input->synthesize(p->index, *p->assignment);
   p->assignment->enforce_input_constraints();
+  p->assignment->check_matches_compiled();
   // The backend may compact and page-lock a/b/c here, on this thread, so that the GPU worker's
   // upload is a short DMA (counted in the synthesis span). Any CUDA backend's preparation serves
   // every device.

@@ -21,7 +21,7 @@ class SyntheticInput final : public ProofInput {
   uint32_t partitions() const override { return uint32_t(parts_.size()); }
   CircuitShape shape() const override { return synthetic_shape(parts_[0]); }
   std::string param_id() const override { return ParameterManager::synthetic_id(parts_[0]); }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& assignment) const override {
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& assignment) const override {
     const CircuitDescription& c = parts_.at(k);
     circuits::SyntheticCircuit circuit(c.constraints, c.public_inputs, circuits::SyntheticProfile{}, c.seed);
     circuit.set_witness_seed(c.seed + k);

@@ -24,6 +24,8 @@ const char* buffer_class_name(BufferClass c) {
       return "densities";
     case BufferClass::kSynthScratch:
       return "synth_scratch";
+    case BufferClass::kWitness:
+      return "witness";
     case BufferClass::kCount:
       break;
   }
@@ -143,6 +145,12 @@ void BufferTracker::set_parameters_bytes(int64_t host, int64_t device, const std
   event_locked(what);
 }
 
+void BufferTracker::set_compiled_circuit_bytes(int64_t host, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  s_.compiled_circuit_bytes = host;
+  event_locked(what);
+}
+
 void BufferTracker::set_pinned_probe(std::function<PinnedBytes()> probe) {
   std::lock_guard lock(mutex_);
   pinned_probe_ = std::move(probe);
@@ -192,12 +200,12 @@ void BufferTracker::event_locked(const std::string& what) {
       fmt::format_to(std::back_inserter(line), " {}={}/{}", stage_name(Stage(i)), c.partitions, human(c.total_bytes()));
     }
     spdlog::info(
-        "{:<40} |{} done={} | input={}/{} | parameters host={} dev={} | pinned staging={} abc={} | kept abc={} | "
-        "budget "
-        "{}/{} | rss {}",
+        "{:<40} |{} done={} | input={}/{} | parameters host={} dev={} | compiled={} | pinned staging={} abc={} | "
+        "kept abc={} | budget {}/{} | rss {}",
         what, line, s_.done_partitions, s_.input_jobs, human(s_.input_bytes), human(s_.parameters_host_bytes),
-        human(s_.parameters_device_bytes), human(s_.pinned_pool_bytes), human(s_.abc_pinned_bytes),
-        human(s_.abc_kept_bytes), human(s_.budget_used), human(s_.budget_total), human(s_.rss_bytes));
+        human(s_.parameters_device_bytes), human(s_.compiled_circuit_bytes), human(s_.pinned_pool_bytes),
+        human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes), human(s_.budget_used), human(s_.budget_total),
+        human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {
@@ -215,6 +223,7 @@ void BufferTracker::event_locked(const std::string& what) {
     timeline_->counter("process RSS bytes", {{"rss", double(s_.rss_bytes)}});
     timeline_->counter("parameters bytes",
                        {{"host", double(s_.parameters_host_bytes)}, {"device", double(s_.parameters_device_bytes)}});
+    timeline_->counter("compiled circuit bytes", {{"host", double(s_.compiled_circuit_bytes)}});
     timeline_->counter("backend host bytes", {{"pinned staging", double(s_.pinned_pool_bytes)},
                                               {"pinned abc", double(s_.abc_pinned_bytes)},
                                               {"kept abc", double(s_.abc_kept_bytes)}});

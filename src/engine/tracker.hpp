@@ -18,7 +18,9 @@ class Timeline;
 
 // kSynthScratch: what the circuit's synthesis holds besides the assignment (only while
 // synth_running).
-enum class BufferClass : uint8_t { kAbc, kAux, kInputs, kDensities, kSynthScratch, kCount };
+// kWitness: aux and inputs of a witness-only synthesis (its a/b/c are made on the device from the
+// compiled circuit, so the partition holds no kAbc, kAux, kInputs or kDensities bytes).
+enum class BufferClass : uint8_t { kAbc, kAux, kInputs, kDensities, kSynthScratch, kWitness, kCount };
 inline constexpr size_t kBufferClassCount = size_t(BufferClass::kCount);
 const char* buffer_class_name(BufferClass c);
 
@@ -35,6 +37,8 @@ struct TrackerSnapshot {
   std::array<StageCounters, kTrackedStageCount> stages;  // by tracked Stage
   int64_t done_partitions = 0;                           // cumulative, not live
   int64_t parameters_host_bytes = 0, parameters_device_bytes = 0, pinned_pool_bytes = 0;
+  // Compiled circuits (A, B, C of each shape proved by the witness-only path) in host memory.
+  int64_t compiled_circuit_bytes = 0;
   // a/b/c page-locked by the backends for their uploads (part of the kAbc bytes above, but for
   // the kept copies below).
   int64_t abc_pinned_bytes = 0;
@@ -70,6 +74,7 @@ class BufferTracker {
   void input_leave(int64_t bytes, const std::string& what);
 
   void set_parameters_bytes(int64_t host, int64_t device, const std::string& what);
+  void set_compiled_circuit_bytes(int64_t host, const std::string& what);
   // Host bytes owned by the backends: the staging buffers and the a/b/c locked for their upload
   // (page-locked), and what they keep between partitions. The tracker asks at every event and
   // snapshot (the probe must not block).

@@ -90,7 +90,7 @@ class PoRepInput final : public engine::ProofInput {
   uint32_t partitions() const override { return uint32_t(info_.partitions); }
   engine::CircuitShape shape() const override { return shape_; }
   std::string param_id() const override { return param_id_; }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& assignment) const override {
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& assignment) const override {
     filecoin::StackedCircuit::from_commit_phase1(c1_, k).synthesize(assignment);
   }
   std::optional<std::vector<ff::Fr>> public_inputs(uint32_t k) const override {

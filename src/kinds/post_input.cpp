@@ -82,7 +82,7 @@ class PoStInput final : public engine::ProofInput {
   uint32_t partitions() const override { return 1; }
   engine::CircuitShape shape() const override { return shape_; }
   std::string param_id() const override { return param_id_; }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& assignment) const override {
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& assignment) const override {
     if (k != 0) throw std::out_of_range("a PoSt job has one partition");
     // The witnesses are the partition's own (the circuit does not depend on its index).
     filecoin::FallbackPoStCircuit::partition(info_.params, witnesses_, 0).synthesize(assignment);

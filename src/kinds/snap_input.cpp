@@ -95,7 +95,7 @@ class SnapInput final : public engine::ProofInput {
   uint32_t partitions() const override { return uint32_t(partitions_.size()); }
   engine::CircuitShape shape() const override { return shape_; }
   std::string param_id() const override { return param_id_; }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& assignment) const override {
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& assignment) const override {
     filecoin::EmptySectorUpdateCircuit::from_vanilla(info_.params, inputs_of(k), partitions_.at(k))
         .synthesize(assignment);
   }

@@ -108,6 +108,9 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   m.counter("cuzk_done_partitions_total", "Partitions that left the pipeline.", double(b.done_partitions));
   m.gauge("cuzk_parameters_host_bytes", "Parameter bytes resident in host memory (all sets).",
           double(b.parameters_host_bytes));
+  m.gauge("cuzk_compiled_circuit_bytes",
+          "Compiled circuits (A, B, C of the shapes proved witness-only) resident in host memory.",
+          double(b.compiled_circuit_bytes));
   m.gauge("cuzk_parameters_device_bytes", "Parameter bytes resident in device memory (all sets, all devices).",
           double(b.parameters_device_bytes));
   m.gauge("cuzk_pinned_pool_bytes", "Pinned staging pool bytes.", double(b.pinned_pool_bytes));

@@ -69,8 +69,14 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
                      "bound host memory (cuzk-bench pipeline --policy compares them)"));
   t.push_back(text("engine", "param_cache_dir", "--param-cache-dir", field(&EngineConfig::param_cache_dir),
                    "Directory of parameters of our own setup: synthetic circuits', and Filecoin circuits' TEST "
-                   "parameters (srs.allow_test_parameters). auto: /var/cache/cuzk/params for root, else "
-                   "$XDG_CACHE_HOME/cuzk/params (~/.cache/cuzk/params)"));
+                   "parameters (srs.allow_test_parameters); compiled circuits go to its compiled/ folder. auto: "
+                   "/var/cache/cuzk/params for root, else $XDG_CACHE_HOME/cuzk/params (~/.cache/cuzk/params)"));
+  t.push_back(choice("engine", "witness_synthesis", "--witness-synthesis", field(&EngineConfig::witness_synthesis),
+                     &engine::witness_synthesis_name, &engine::parse_witness_synthesis,
+                     {engine::WitnessSynthesis::kAuto, engine::WitnessSynthesis::kOn, engine::WitnessSynthesis::kOff},
+                     "Synthesize the witness only and make a/b/c on the GPU from each circuit's compiled matrices "
+                     "(recorded once into param_cache_dir/compiled): auto (when every device is a GPU), on, or off "
+                     "(a/b/c on the host, as before); on with the CPU backend makes a/b/c in its prover"));
   t.push_back(toggle("engine", "allow_synthetic_setup", "--synthetic-setup",
                      field(&EngineConfig::allow_synthetic_setup),
                      "Set up missing parameters of synthetic circuits (demo and benchmark jobs)"));

@@ -1,7 +1,8 @@
 // The engine and memory, on the CPU backend: parameter sets evicted on request and under
 // pressure, sets that do not fit together, the budget held while a set loads, parameters from
 // the embedder, preloads within the budget; freed buffers leave the process; memory a backend
-// keeps between partitions is charged, reused and freed. Part of engine_test.
+// keeps between partitions is charged, reused and freed; witness-only synthesis carries the
+// witness alone. Part of engine_test.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -160,6 +161,54 @@ TEST(EngineTest, BudgetHoldsWhileTheSetLoadsBesideAdmittedPartitions) {
     ASSERT_LE(tracked, total) << "event " << events << ": buffers and parameters beyond the budget";
   }
   EXPECT_GT(events, 6u * 4u);  // each partition enters, moves and leaves
+}
+
+// Witness-only synthesis through the engine (on: the CPU backend makes a/b/c in its prover): the
+// compiled circuit is recorded once into param_cache_dir/compiled and charged to the budget; the
+// partitions carry the witness class alone (no a/b/c, aux, inputs or densities) and their proofs
+// verify; a second engine reads the file instead of recording it.
+TEST(EngineTest, WitnessOnlySynthesisCarriesTheWitnessAlone) {
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = cpu_test_config(dir.path);
+  cfg.witness_synthesis = WitnessSynthesis::kOn;
+  cfg.timeline_path = dir.path + "/timeline.json";
+  const CircuitDescription c{.constraints = 1 << 12, .public_inputs = 4, .seed = 61};
+  const auto file =
+      CompiledCircuits::file_in(std::filesystem::path(dir.path) / "compiled", ParameterManager::synthetic_id(c));
+  for (int run = 0; run < 2; run++) {
+    SCOPED_TRACE(run == 0 ? "recorded" : "read from its file");
+    auto engine = std::make_unique<Engine>(cfg);
+    const auto id = engine->submit(synthetic_job(c.constraints, 3, 0, c.seed));
+    const JobResult r = await_end(*engine, id);
+    ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+    EXPECT_TRUE(r.verified);
+    EXPECT_TRUE(std::filesystem::exists(file));
+    const auto s = engine->snapshot();
+    EXPECT_GT(s.buffers.compiled_circuit_bytes, 0);
+    expect_idle(*engine);
+    engine.reset();  // closes the timeline
+    std::ifstream f(cfg.timeline_path);
+    const auto trace = nlohmann::json::parse(f);
+    double witness = 0, others = 0;
+    for (const auto& e : trace) {
+      if (e["ph"] != "C") continue;
+      const std::string name = e["name"];
+      for (const auto& [series, v] : e["args"].items()) {
+        if (name == "witness bytes") witness = std::max(witness, v.get<double>());
+        if (name == "abc bytes" || name == "aux bytes" || name == "densities bytes") {
+          others = std::max(others, v.get<double>());
+        }
+      }
+    }
+    EXPECT_GE(witness, double(sizeof(Fr) << 12)) << "a partition's witness is tracked";
+    EXPECT_EQ(others, 0.0) << "no a/b/c, aux or densities on the host";
+  }
+  // A full-synthesis engine beside it proves the same job with a/b/c on the host.
+  cfg.witness_synthesis = WitnessSynthesis::kOff;
+  Engine full(cfg);
+  const JobResult r = await_end(full, full.submit(synthetic_job(c.constraints, 1, 0, c.seed)));
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(full.snapshot().buffers.compiled_circuit_bytes, 0);
 }
 
 TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {

@@ -276,7 +276,7 @@ class TestInput final : public ProofInput {
   uint32_t partitions() const override { return partitions_; }
   CircuitShape shape() const override { return synthetic_shape(c_); }
   std::string param_id() const override { return ParameterManager::synthetic_id(c_); }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& pa) const override {
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& pa) const override {
     if (fault_ == Fault::kSynthesis && k == partitions_ - 1) throw std::runtime_error("a witness that cannot be built");
     circuit(k).synthesize(pa);
   }
@@ -446,7 +446,7 @@ class GatedInput final : public ProofInput {
   uint32_t partitions() const override { return partitions_; }
   CircuitShape shape() const override { return synthetic_shape(c_); }
   std::string param_id() const override { return ParameterManager::synthetic_id(c_); }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& pa) const override {
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& pa) const override {
     if (k == 0) gate_.wait();
     circuit(k).synthesize(pa);
   }

@@ -398,6 +398,7 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsByteIdenticalToFullSynthesisOnCpu)
       EXPECT_EQ(encode_proof(p_gpu), encode_proof(prove_finish(params, pa_cpu, want))) << constraints;
       EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs)) << constraints;
     }
+    gpu->release_parameters(params);  // the next size's set may reuse its address
   }
 }
 

@@ -52,7 +52,7 @@ class OtherInputs final : public engine::ProofInput {
   uint32_t partitions() const override { return in_->partitions(); }
   engine::CircuitShape shape() const override { return in_->shape(); }
   std::string param_id() const override { return in_->param_id(); }
-  void synthesize(uint32_t k, r1cs::ProvingAssignment& a) const override { in_->synthesize(k, a); }
+  void synthesize(uint32_t k, r1cs::ConstraintSystem& a) const override { in_->synthesize(k, a); }
   std::optional<std::vector<Fr>> public_inputs(uint32_t) const override { return other_; }
   uint64_t input_bytes() const override { return in_->input_bytes(); }
 

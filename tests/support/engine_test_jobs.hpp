@@ -54,7 +54,8 @@ inline void expect_idle(Engine& e) {
   EXPECT_EQ(s.jobs_active, 0u);
   int64_t params = 0;
   for (const auto& p : s.params) params += p.host_bytes;
-  EXPECT_EQ(s.buffers.budget_used, params) << snapshot_to_json(s);
+  // The resident parameter sets and compiled circuits are all the budget holds.
+  EXPECT_EQ(s.buffers.budget_used, params + s.buffers.compiled_circuit_bytes) << snapshot_to_json(s);
 }
 
 }  // namespace cuzk::engine

@@ -172,7 +172,12 @@ class CudaBackend final : public ProverBackend {
     ProofVectors v{};
     uint8_t* compact_area = nullptr;
     with_room("the proof's buffers", [&] {
-      if (pa.abc_pending()) matrices = &device_matrices(pa);
+      if (pa.abc_pending()) {
+        // New matrices: the set is placed again after them, so that its plan counts them (once a
+        // shape; the set's bases go up again).
+        if (!has_matrices(pa)) resident_.release(params);
+        matrices = &device_matrices(pa);
+      }
       res = &resident_.get(params, buffers_held());
       plan_ = resident_.plan();
       domain = &domain_for(log_n);
@@ -448,6 +453,10 @@ class CudaBackend final : public ProverBackend {
 
   // A witness-only assignment's compiled matrices on this device, uploaded on first use and kept
   // (the last kMaxMatrixSets used; the assignment's reference keeps the host copy alive).
+  bool has_matrices(const r1cs::ProvingAssignment& pa) const {
+    return std::any_of(matrices_.begin(), matrices_.end(),
+                       [&](const MatrixSet& m) { return m.host == pa.compiled_shared(); });
+  }
   const r1cs::cuda::DeviceCompiledCircuit& device_matrices(const r1cs::ProvingAssignment& pa) {
     const auto& compiled = pa.compiled_shared();
     for (auto it = matrices_.begin(); it != matrices_.end(); ++it) {

@@ -1,0 +1,55 @@
+// The compiled circuits the engine proves witness-only (r1cs/compiled_circuit.hpp), one per
+// parameter set (a set is one circuit shape): read from their folder (EngineConfig::compiled_dir,
+// by default <param_cache_dir>/compiled) or recorded there on first use (by the first partition that needs it; others
+// of the same shape wait for it), kept in host memory while the engine runs, charged to the budget and shown by the
+// tracker (compiled_circuit_bytes).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "r1cs/compiled_circuit.hpp"
+
+namespace cuzk::engine {
+
+class MemoryBudget;
+class BufferTracker;
+
+// Bump when any circuit's constraints change: files recorded by other code are then recorded
+// again (a file whose counts disagree with a synthesis is refused anyway, at its first proof).
+inline constexpr int kCircuitCodeVersion = 1;
+
+class CompiledCircuits {
+ public:
+  CompiledCircuits(std::filesystem::path dir, MemoryBudget& budget, BufferTracker& tracker)
+      : dir_(std::move(dir)), budget_(budget), tracker_(tracker) {}
+
+  // The compiled circuit of parameter set param_id: resident, read from its file, or recorded
+  // by record (which synthesizes one partition into the given system) and written. Throws what
+  // recording throws (the caller then proves by full synthesis).
+  std::shared_ptr<const r1cs::CompiledCircuit> get(const std::string& param_id,
+                                                   const std::function<void(r1cs::ConstraintSystem&)>& record);
+  // param_id's circuit id (with kCircuitCodeVersion) and its file in dir.
+  static std::string circuit_id(const std::string& param_id);
+  static std::filesystem::path file_in(const std::filesystem::path& dir, const std::string& param_id);
+  uint64_t bytes() const;
+
+ private:
+  struct Entry {
+    std::mutex loading;  // held while it is read or recorded
+    std::shared_ptr<const r1cs::CompiledCircuit> circuit;
+  };
+  std::filesystem::path dir_;
+  MemoryBudget& budget_;
+  BufferTracker& tracker_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Entry>> entries_;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace cuzk::engine

@@ -334,10 +334,10 @@ class CudaBackend final : public ProverBackend {
   }
 
   // Device bytes held for proofs besides the MSM workspace: scratch, compact a/b/c, twiddles.
+  // (Not the compiled circuits' matrices: they stay where they are, so a plan made after them sees
+  // them as taken, not as room it may divide.)
   size_t buffers_held() const {
-    size_t matrices = 0;
-    for (const MatrixSet& m : matrices_) matrices += m.device->bytes();
-    return scratch_.size() * sizeof(Fr) + compact_.size() + (domain_ ? domain_->table_bytes() : 0) + matrices;
+    return scratch_.size() * sizeof(Fr) + compact_.size() + (domain_ ? domain_->table_bytes() : 0);
   }
 
   // The proof's vectors in the scratch buffer, laid out as plan_ says. A buffer larger than the

@@ -7,6 +7,8 @@
 //          each vector compared with the full synthesis' (equal, and a digest printed);
 //   proofs: prove_start on --backend for both paths with the same r, s (pseudo-random parameters
 //          of the circuit's shape): byte-identical; --cpu-check also the CPU backend's.
+// With --synth-only: the compiled circuit, then witness-only synthesis alone (--reps each, all
+// threads and one).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -144,6 +146,18 @@ int porep_witness(const filecoin::SealCommitPhase1Output& c1, const PorepBenchAr
     row("compiled circuit read again", seconds_since(t), path.string());
   }
 
+  if (a.synth_only) {  // witness-only synthesis timed alone, on all threads and on one
+    for (unsigned threads : {all, 1u}) {
+      if (threads == 1 && (all == 1 || a.skip_single)) continue;
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+      for (unsigned rep = 0; rep < std::max(1u, a.reps); rep++) {
+        t = Clock::now();
+        groth16::synthesize_witness(circuit, compiled);
+        row(("witness-only synthesis, " + std::to_string(threads) + " threads").c_str(), seconds_since(t));
+      }
+    }
+    return 0;
+  }
   t = Clock::now();
   r1cs::ProvingAssignment full = groth16::synthesize(circuit);
   row("full synthesis, all threads", seconds_since(t),

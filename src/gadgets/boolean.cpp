@@ -1,5 +1,6 @@
 #include "gadgets/boolean.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -7,44 +8,56 @@ namespace cuzk::gadgets {
 
 AllocatedBit AllocatedBit::alloc(ConstraintSystem& cs, bool value) {
   Variable v = cs.alloc("boolean", fr_bit(value));
-  cs.enforce("boolean constraint", LC{{Variable::one(), kOne}, {v, kMinusOne}}, LC{{v, kOne}}, LC{});
+  r1cs::enforce_with(cs, "boolean constraint", [&] {
+    return std::array<LC, 3>{LC{{Variable::one(), kOne}, {v, kMinusOne}}, LC{{v, kOne}}, LC{}};
+  });
   return {v, value};
 }
 
 AllocatedBit AllocatedBit::alloc_conditionally(ConstraintSystem& cs, bool value, const AllocatedBit& must_be_false) {
   Variable v = cs.alloc("boolean", fr_bit(value));
-  cs.enforce("boolean constraint", LC{{Variable::one(), kOne}, {must_be_false.var, kMinusOne}, {v, kMinusOne}},
-             LC{{v, kOne}}, LC{});
+  r1cs::enforce_with(cs, "boolean constraint", [&] {
+    return std::array<LC, 3>{LC{{Variable::one(), kOne}, {must_be_false.var, kMinusOne}, {v, kMinusOne}}, LC{{v, kOne}},
+                             LC{}};
+  });
   return {v, value};
 }
 
 AllocatedBit AllocatedBit::xor_(ConstraintSystem& cs, const AllocatedBit& a, const AllocatedBit& b) {
   const bool r = a.value ^ b.value;
   Variable c = cs.alloc("xor result", fr_bit(r));
-  cs.enforce("xor constraint", LC{{a.var, kOne}, {a.var, kOne}}, LC{{b.var, kOne}},
-             LC{{a.var, kOne}, {b.var, kOne}, {c, kMinusOne}});
+  r1cs::enforce_with(cs, "xor constraint", [&] {
+    return std::array<LC, 3>{LC{{a.var, kOne}, {a.var, kOne}}, LC{{b.var, kOne}},
+                             LC{{a.var, kOne}, {b.var, kOne}, {c, kMinusOne}}};
+  });
   return {c, r};
 }
 
 AllocatedBit AllocatedBit::and_(ConstraintSystem& cs, const AllocatedBit& a, const AllocatedBit& b) {
   const bool r = a.value && b.value;
   Variable c = cs.alloc("and result", fr_bit(r));
-  cs.enforce("and constraint", LC{{a.var, kOne}}, LC{{b.var, kOne}}, LC{{c, kOne}});
+  r1cs::enforce_with(cs, "and constraint", [&] {
+    return std::array<LC, 3>{LC{{a.var, kOne}}, LC{{b.var, kOne}}, LC{{c, kOne}}};
+  });
   return {c, r};
 }
 
 AllocatedBit AllocatedBit::and_not(ConstraintSystem& cs, const AllocatedBit& a, const AllocatedBit& b) {
   const bool r = a.value && !b.value;
   Variable c = cs.alloc("and not result", fr_bit(r));
-  cs.enforce("and not constraint", LC{{a.var, kOne}}, LC{{Variable::one(), kOne}, {b.var, kMinusOne}}, LC{{c, kOne}});
+  r1cs::enforce_with(cs, "and not constraint", [&] {
+    return std::array<LC, 3>{LC{{a.var, kOne}}, LC{{Variable::one(), kOne}, {b.var, kMinusOne}}, LC{{c, kOne}}};
+  });
   return {c, r};
 }
 
 AllocatedBit AllocatedBit::nor(ConstraintSystem& cs, const AllocatedBit& a, const AllocatedBit& b) {
   const bool r = !a.value && !b.value;
   Variable c = cs.alloc("nor result", fr_bit(r));
-  cs.enforce("nor constraint", LC{{Variable::one(), kOne}, {a.var, kMinusOne}},
-             LC{{Variable::one(), kOne}, {b.var, kMinusOne}}, LC{{c, kOne}});
+  r1cs::enforce_with(cs, "nor constraint", [&] {
+    return std::array<LC, 3>{LC{{Variable::one(), kOne}, {a.var, kMinusOne}},
+                             LC{{Variable::one(), kOne}, {b.var, kMinusOne}}, LC{{c, kOne}}};
+  });
   return {c, r};
 }
 
@@ -116,11 +129,13 @@ Boolean Boolean::sha256_ch(ConstraintSystem& cs, const Boolean& a, const Boolean
   if (is_const(b, true)) return and_(cs, a.not_(), c.not_()).not_();
   // a constant true, or no constants: allocate ch with a (b - c) = ch - c.
   Variable v = cs.alloc("ch", fr_bit(ch));
-  LC lb = b.lc();
-  LC lc_c = c.lc();
-  LC out{{v, kOne}};
-  out -= lc_c;
-  cs.enforce("ch computation", lb - lc_c, a.lc(), out);
+  r1cs::enforce_with(cs, "ch computation", [&] {
+    LC lb = b.lc();
+    LC lc_c = c.lc();
+    LC out{{v, kOne}};
+    out -= lc_c;
+    return std::array<LC, 3>{lb - lc_c, a.lc(), out};
+  });
   return Boolean(AllocatedBit{v, ch});
 }
 
@@ -142,13 +157,15 @@ Boolean Boolean::sha256_maj(ConstraintSystem& cs, const Boolean& a, const Boolea
     bc = and_(cs, b, c);
   }
   // (2bc - b - c) * a = bc - maj
-  LC lhs = bc.lc();
-  bc.add_to(lhs, kOne);
-  lhs -= b.lc();
-  lhs -= c.lc();
-  LC out = bc.lc();
-  out.sub(v);
-  cs.enforce("maj computation", lhs, a.lc(), out);
+  r1cs::enforce_with(cs, "maj computation", [&] {
+    LC lhs = bc.lc();
+    bc.add_to(lhs, kOne);
+    lhs -= b.lc();
+    lhs -= c.lc();
+    LC out = bc.lc();
+    out.sub(v);
+    return std::array<LC, 3>{lhs, a.lc(), out};
+  });
   return Boolean(AllocatedBit{v, maj});
 }
 

@@ -26,13 +26,19 @@ void MultiEq::accumulate() {
 
 void MultiEq::enforce_shifted(size_t num_bits, const r1cs::LC& lhs, const r1cs::LC& rhs) {
   if (kCapacity <= bits_used_ + num_bits) accumulate();
-  lhs_ += lhs;
-  rhs_ += rhs;
+  if (cs_.reads_combinations()) {  // a witness-only system counts the packed constraints alone
+    lhs_ += lhs;
+    rhs_ += rhs;
+  }
   bits_used_ += num_bits;
 }
 
 void MultiEq::enforce_equal(size_t num_bits, const r1cs::LC& lhs, const r1cs::LC& rhs) {
   if (kCapacity <= bits_used_ + num_bits) accumulate();
+  if (!cs_.reads_combinations()) {
+    bits_used_ += num_bits;
+    return;
+  }
   const ff::Fr& coeff = pow2(bits_used_);
   lhs_ += lhs.scaled(coeff);
   rhs_ += rhs.scaled(coeff);

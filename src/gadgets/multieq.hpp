@@ -42,6 +42,7 @@ class MultiEq final : public r1cs::ConstraintSystem {
   void push_namespace(std::string_view name) override { cs_.push_namespace(name); }
   void pop_namespace() override { cs_.pop_namespace(); }
   bool has_values() const override { return cs_.has_values(); }
+  bool reads_combinations() const override { return cs_.reads_combinations(); }
   size_t num_constraints() const override { return cs_.num_constraints(); }
   size_t num_inputs() const override { return cs_.num_inputs(); }
   size_t num_aux() const override { return cs_.num_aux(); }

@@ -37,16 +37,19 @@ struct Elt {
     cs.enforce("enforce num allocation preserves lc", lc.lc, LC(Variable::one()), LC(v.var));
     return v;
   }
-  // this += s * other (the result is a linear combination)
-  void add_scaled(const Elt& other, const Fr& s) {
+  // this += s * other (the result is a linear combination; its value alone without terms: a
+  // witness-only synthesis reads no combinations)
+  void add_scaled(const Elt& other, const Fr& s, bool terms) {
     if (allocated) {
-      *this = Elt{false, {}, Num{LC(num.var), num.value}};
+      *this = Elt{false, {}, Num{terms ? LC(num.var) : LC(), num.value}};
     }
     if (other.allocated) {
-      lc.lc.add(other.num.var, s);
+      if (terms) lc.lc.add(other.num.var, s);
       lc.value += other.num.value * s;
     } else {
-      for (const auto& term : other.lc.lc.terms()) lc.lc.add(term.var, term.coeff * s);
+      for (const auto& term : other.lc.lc.terms()) {
+        if (terms) lc.lc.add(term.var, term.coeff * s);
+      }
       lc.value += other.lc.value * s;
     }
   }
@@ -56,9 +59,13 @@ Elt zero_elt() { return Elt{false, {}, Num{}}; }
 
 // sum_i coeffs[i] * elts[i] as one linear combination with each variable once (as bellperson's
 // LinearCombination merges terms); the partial rounds' combinations share their variables, so
-// merging keeps them ~t times shorter than concatenation.
-Elt combine(const std::vector<Elt>& elts, std::span<const Fr> coeffs) {
+// merging keeps them ~t times shorter than concatenation. Without terms: the value alone.
+Elt combine(const std::vector<Elt>& elts, std::span<const Fr> coeffs, bool with_terms) {
   Elt r = zero_elt();
+  if (!with_terms) {
+    for (size_t i = 0; i < elts.size(); i++) r.lc.value += elts[i].value() * coeffs[i];
+    return r;
+  }
   std::unordered_map<uint64_t, uint32_t> pos;
   std::vector<std::pair<Variable, Fr>> terms;
   auto add = [&](Variable v, const Fr& c) {
@@ -162,6 +169,7 @@ class PoseidonCircuit {
   PoseidonCircuit(std::vector<Elt> elements, const PoseidonConstants& c) : el_(std::move(elements)), c_(c) {}
 
   AllocatedNum hash(ConstraintSystem& cs) {
+    terms_ = cs.reads_combinations();
     full_round(cs, "first round", true, false);
     for (size_t i = 1; i < c_.half_full_rounds; i++)
       full_round(cs, "initial full round " + std::to_string(i), false, false);
@@ -219,11 +227,11 @@ class PoseidonCircuit {
       const auto& sp = c_.sparse_matrices[round_ - sparse_offset - 1];
       std::vector<Elt> res;
       res.reserve(c_.width);
-      res.push_back(combine(el_, sp.w_hat));
+      res.push_back(combine(el_, sp.w_hat, terms_));
       for (size_t j = 1; j < c_.width; j++) {
         // el[j] + v_j el[0]: el[0] is a fresh S-box output, so plain concatenation is merged.
         Elt e = el_[j];
-        e.add_scaled(el_[0], sp.v_rest[j - 1]);
+        e.add_scaled(el_[0], sp.v_rest[j - 1], terms_);
         res.push_back(std::move(e));
       }
       el_ = std::move(res);
@@ -240,12 +248,13 @@ class PoseidonCircuit {
     std::vector<Fr> column(c_.width);
     for (size_t j = 0; j < c_.width; j++) {
       for (size_t i = 0; i < c_.width; i++) column[i] = m[i][j];
-      res.push_back(combine(el_, column));
+      res.push_back(combine(el_, column, terms_));
     }
     el_ = std::move(res);
   }
 
   std::vector<Elt> el_;
+  bool terms_ = true;  // the system reads combinations (not a witness-only synthesis)
   const PoseidonConstants& c_;
   size_t off_ = 0;
   size_t round_ = 0;

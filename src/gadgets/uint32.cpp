@@ -94,15 +94,15 @@ UInt32 UInt32::addmany(MultiEq& cs, std::span<const UInt32> operands) {
   const size_t num_bits = size_t(std::bit_width(uint64_t(operands.size()) * 0xffffffffull));
   const size_t shift = cs.next_shift(num_bits);
   UInt32 r;
-  r1cs::LC result_lc;
+  r1cs::LC result_lc, lc;
+  const bool lcs = cs.reads_combinations();  // a witness-only system takes no combinations
   for (size_t i = 0; i < num_bits; i++) {
     AllocatedBit b = AllocatedBit::alloc(cs, (sum >> i) & 1);
-    result_lc.add(b.var, MultiEq::pow2(shift + i));
+    if (lcs) result_lc.add(b.var, MultiEq::pow2(shift + i));
     if (i < 32) r.bits_[i] = b;
   }
-  r1cs::LC lc;
   for (const UInt32& op : operands) {
-    for (size_t j = 0; j < 32; j++) op.bits_[j].add_to(lc, MultiEq::pow2(shift + j));
+    for (size_t j = 0; lcs && j < 32; j++) op.bits_[j].add_to(lc, MultiEq::pow2(shift + j));
   }
   cs.enforce_shifted(num_bits, lc, result_lc);
   r.value_ = modular;

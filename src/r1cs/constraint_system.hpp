@@ -161,6 +161,11 @@ class ConstraintSystem {
   virtual void pop_namespace() {}
   // Whether alloc's values are used (false while recording a shape for setup).
   virtual bool has_values() const { return true; }
+  // Whether enforce reads its combinations (false for a witness-only synthesis, which counts the
+  // constraints and takes a, b and c from the compiled circuit). When false a gadget may pass
+  // empty combinations (enforce_with), as long as it enforces the same constraints in the same
+  // order and allocates the same values.
+  virtual bool reads_combinations() const { return true; }
 
   virtual size_t num_constraints() const = 0;
   virtual size_t num_inputs() const = 0;  // including ONE
@@ -203,6 +208,20 @@ class Namespace {
  private:
   ConstraintSystem& cs_;
 };
+
+// cs.enforce(name, a, b, c) with {a, b, c} = make(), or with empty combinations (make not called)
+// when cs does not read them: the hot gadgets' way to skip building them in a witness-only
+// synthesis.
+template <class Make>
+void enforce_with(ConstraintSystem& cs, std::string_view name, Make&& make) {
+  if (!cs.reads_combinations()) {
+    static const LinearCombination kNone{};
+    cs.enforce(name, kNone, kNone, kNone);
+    return;
+  }
+  const auto [a, b, c] = make();
+  cs.enforce(name, a, b, c);
+}
 
 // A circuit: something that synthesizes constraints into any ConstraintSystem.
 class Circuit {

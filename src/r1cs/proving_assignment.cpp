@@ -233,6 +233,7 @@ class ProvingAssignment::Section final : public SectionSystem {
     constraints_++;
   }
   size_t num_constraints() const override { return constraints_; }
+  bool reads_combinations() const override { return !pa_.compiled_; }
   size_t num_inputs() const override { return pa_.inputs_.size(); }
   size_t num_aux() const override { return aux_next_ - aux_begin_; }
 

@@ -70,6 +70,7 @@ class ProvingAssignment final : public ConstraintSystem {
   // density bits apart, merged in by close().
   std::vector<std::unique_ptr<SectionSystem>> open_sections(std::span<const SectionShape> shapes) override;
   size_t num_constraints() const override { return compiled_ ? witness_constraints_ : a_.size(); }
+  bool reads_combinations() const override { return !compiled_; }
   size_t num_inputs() const override { return inputs_.size(); }
   size_t num_aux() const override { return aux_.size(); }
 

@@ -26,6 +26,7 @@ class SerialOnly : public r1cs::ConstraintSystem {
     pa_.enforce(n, a, b, c);
   }
   size_t num_constraints() const override { return pa_.num_constraints(); }
+  bool reads_combinations() const override { return pa_.reads_combinations(); }
   size_t num_inputs() const override { return pa_.num_inputs(); }
   size_t num_aux() const override { return pa_.num_aux(); }
 

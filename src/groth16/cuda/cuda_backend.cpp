@@ -7,6 +7,9 @@
 //      its coefficients where they are;
 //   3. the aux and input scalars go up once into the same device memory (a/b/c are done with)
 //      and the L, A, B_G1 and B_G2 MSMs all read them there.
+// A witness-only assignment (r1cs/compiled_circuit.hpp) has no a, b, c: its witness goes up first,
+// and a, b, c are the products of its compiled matrices (kept on the device) with it, made in
+// place of step 1 (abc_on_device); steps 2 and 3 are the same, without the second upload.
 // Every parameter set's host memory is pinned (page-locked, so it uploads by DMA at full speed
 // and can be uploaded again quickly). A device memory plan (device_memory_plan.hpp) places the
 // proof's buffers first, then the bases, which stay resident across proofs where they fit and
@@ -451,12 +454,13 @@ class CudaBackend final : public ProverBackend {
     return dma_from_locked;
   }
 
-  // A witness-only assignment's compiled matrices on this device, uploaded on first use and kept
-  // (the last kMaxMatrixSets used; the assignment's reference keeps the host copy alive).
+  // Whether a witness-only assignment's compiled matrices are on this device already.
   bool has_matrices(const r1cs::ProvingAssignment& pa) const {
     return std::any_of(matrices_.begin(), matrices_.end(),
                        [&](const MatrixSet& m) { return m.host == pa.compiled_shared(); });
   }
+  // Its matrices on this device, uploaded on first use and kept (the last kMaxMatrixSets used;
+  // the assignment's reference keeps the host copy alive).
   const r1cs::cuda::DeviceCompiledCircuit& device_matrices(const r1cs::ProvingAssignment& pa) {
     const auto& compiled = pa.compiled_shared();
     for (auto it = matrices_.begin(); it != matrices_.end(); ++it) {

@@ -8,7 +8,7 @@
 //   proofs: prove_start on --backend for both paths with the same r, s (pseudo-random parameters
 //          of the circuit's shape): byte-identical; --cpu-check also the CPU backend's.
 // With --synth-only: the compiled circuit, then witness-only synthesis alone (--reps each, all
-// threads and one).
+// threads and one); with --check also its aux and inputs against full synthesis' (digests).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -126,7 +126,7 @@ int porep_witness(const filecoin::SealCommitPhase1Output& c1, const PorepBenchAr
   const auto path = engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id);
   auto t = Clock::now();
   bool recorded = false;
-  const auto compiled = r1cs::load_or_compile(
+  auto compiled = r1cs::load_or_compile(
       path, id,
       [&] {
         recorded = true;
@@ -155,6 +155,18 @@ int porep_witness(const filecoin::SealCommitPhase1Output& c1, const PorepBenchAr
         groth16::synthesize_witness(circuit, compiled);
         row(("witness-only synthesis, " + std::to_string(threads) + " threads").c_str(), seconds_since(t));
       }
+    }
+    if (a.check) {  // its witness against full synthesis', one after the other (a small host's memory)
+      std::string want;
+      {
+        const auto w = groth16::synthesize_witness(circuit, compiled);
+        want = digest(w.aux().data(), w.num_aux()) + " " + digest(w.inputs().data(), w.num_inputs());
+      }
+      compiled.reset();
+      const auto f = groth16::synthesize(circuit);
+      const std::string got = digest(f.aux().data(), f.num_aux()) + " " + digest(f.inputs().data(), f.num_inputs());
+      if (got != want) throw std::runtime_error("witness-only aux or inputs differ from full synthesis'");
+      row("witness-only aux and inputs equal full synthesis'", 0, "sha256 " + want);
     }
     return 0;
   }

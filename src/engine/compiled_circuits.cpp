@@ -34,11 +34,6 @@ std::filesystem::path CompiledCircuits::file_in(const std::filesystem::path& dir
   return dir / (name + ".r1cs");
 }
 
-uint64_t CompiledCircuits::bytes() const {
-  std::lock_guard lock(mutex_);
-  return bytes_;
-}
-
 std::shared_ptr<const r1cs::CompiledCircuit> CompiledCircuits::get(
     const std::string& param_id, const std::function<void(r1cs::ConstraintSystem&)>& record) {
   std::shared_ptr<Entry> entry;

@@ -37,7 +37,6 @@ class CompiledCircuits {
   // param_id's circuit id (with kCircuitCodeVersion) and its file in dir.
   static std::string circuit_id(const std::string& param_id);
   static std::filesystem::path file_in(const std::filesystem::path& dir, const std::string& param_id);
-  uint64_t bytes() const;
 
  private:
   struct Entry {
@@ -49,7 +48,7 @@ class CompiledCircuits {
   BufferTracker& tracker_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
-  uint64_t bytes_ = 0;
+  uint64_t bytes_ = 0;  // of the resident circuits (the tracker's compiled_circuit_bytes)
 };
 
 }  // namespace cuzk::engine

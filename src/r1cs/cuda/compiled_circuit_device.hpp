@@ -23,8 +23,6 @@ class DeviceCompiledCircuit {
   // full).
   DeviceCompiledCircuit(const CompiledCircuit& cc, cudaStream_t stream);
 
-  // The circuit it was made from (the backend's key; the host copy must outlive this one's use).
-  const CompiledCircuit& source() const { return *source_; }
   size_t bytes() const;
 
   // Enqueues on stream out[i] = (M z)_i for i < constraints and 0 up to n, where z is the
@@ -37,7 +35,7 @@ class DeviceCompiledCircuit {
     cuzk::cuda::DeviceBuffer<uint32_t> row_start, column;
     cuzk::cuda::DeviceBuffer<uint16_t> coeff;
   };
-  const CompiledCircuit* source_;
+  const CompiledCircuit* source_;  // the host copy it was made from (must outlive its use)
   cuzk::cuda::DeviceBuffer<Fr> table_;
   Rows rows_[3];
 };

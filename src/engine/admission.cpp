@@ -172,8 +172,9 @@ void Engine::Impl::partition_ended(Partition& p) {
     tracker.input_leave(int64_t(job.input_bytes), "input " + job.id);
     budget.release(job.input_bytes);
   }
-  std::lock_guard lock(mutex);
-  job.timings.total = seconds_between(job.submitted, Clock::now());
+  std::unique_lock lock(mutex);
+  const Clock::time_point now = Clock::now();
+  job.timings.total = seconds_between(job.submitted, now);
   if (job.cancel_requested) {
     job.state = JobState::kCancelled;
     jobs_cancelled++;
@@ -187,7 +188,24 @@ void Engine::Impl::partition_ended(Partition& p) {
   }
   spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
                job.error, job.timings.total);
+  records.ended(job.seq, job.state, job.error, now);
   job_ended.notify_all();
+  if (!config.on_job_ended) return;
+  const JobStatus ended{.request_id = job.id,
+                        .kind = job.input->kind(),
+                        .what = job.input->describe(),
+                        .priority = job.request.priority,
+                        .state = job.state,
+                        .partitions = uint32_t(job.proofs.size()),
+                        .submitted_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                 std::chrono::system_clock::now().time_since_epoch())
+                                                 .count() -
+                                             int64_t(job.timings.total * 1000),
+                        .elapsed_seconds = job.timings.total,
+                        .expected_seconds = std::nullopt,
+                        .error = job.error};
+  lock.unlock();
+  config.on_job_ended(ended);
 }
 
 }  // namespace cuzk::engine

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/job.hpp"
 #include "engine/proof_input.hpp"
 
 namespace cuzk::groth16 {
@@ -104,6 +105,9 @@ struct EngineConfig {
   bool log_events = true;     // one log line per tracker event
   // Threads of the CPU backend's and the synthesis' inner parallelism (0 = all cores).
   unsigned cpu_threads = 0;
+  // When set, told of every job that ends (the daemon's WinningPoSt latency history); called on
+  // an engine thread holding no engine lock, and must not block.
+  std::function<void(const JobStatus&)> on_job_ended;
 };
 
 // MemTotal from /proc/meminfo in bytes (0 when unreadable).

@@ -82,6 +82,10 @@ struct DeviceStatus {
   // Its device memory plan (groth16::DeviceInfo): a line, and bytes by use; empty on the CPU.
   std::string memory_plan;
   std::vector<std::pair<std::string, uint64_t>> memory_plan_bytes;
+  // Time its GPU workers spent in prove_start since start, summed over them (busy share: its
+  // growth over wall time times workers).
+  double busy_seconds = 0;
+  unsigned workers = 1;
 };
 
 struct EngineSnapshot {
@@ -96,6 +100,8 @@ struct EngineSnapshot {
   TrackerSnapshot buffers;
   std::vector<PartitionStatus> partitions;  // every partition not yet done
   std::vector<KindQueue> kinds;             // every kind with jobs not yet ended
+  // The jobs not yet ended and the last ended ones (engine/job_records.hpp), with their errors.
+  std::vector<JobStatus> job_list;
   std::vector<DeviceStatus> devices;
   std::vector<ParamStatus> params;
   // Per phase (stages.hpp's Phase, in its order): queue_wait, param_load, synthesis, gpu,
@@ -135,6 +141,9 @@ class Engine {
   void forget(const std::string& request_id);
 
   EngineSnapshot snapshot() const;
+  // The Chrome trace (Perfetto) of the newest job under this request id: a track per partition
+  // with a span per stage. nullopt when the engine keeps no such job (engine/job_records.hpp).
+  std::optional<std::string> job_trace(const std::string& request_id) const;
   // The devices whose workers prove partitions, as EngineSnapshot::backend names them ("cpu",
   // "cuda:0,cuda:1"): fixed when the engine starts.
   std::string device_names() const;

@@ -18,6 +18,7 @@
 #include "engine/compiled_circuits.hpp"
 #include "engine/dealloc.hpp"
 #include "engine/engine.hpp"
+#include "engine/job_records.hpp"
 #include "engine/param_manager.hpp"
 #include "engine/partition_queue.hpp"
 #include "engine/stages.hpp"
@@ -104,7 +105,8 @@ struct Partition {
 
 struct Device {
   std::unique_ptr<groth16::ProverBackend> backend;
-  std::mutex serial;  // held around prove_start when the backend is not concurrent
+  std::mutex serial;                    // held around prove_start when the backend is not concurrent
+  std::atomic<int64_t> busy_micros{0};  // its workers' time in prove_start
 };
 
 struct Engine::Impl {
@@ -191,6 +193,7 @@ struct Engine::Impl {
   bool stopped = false;       // guarded by shutdown_mutex
   uint64_t jobs_completed = 0, jobs_failed = 0, jobs_cancelled = 0, partitions_proved = 0;
   std::array<Histogram, kPhaseCount> phases;  // by Phase
+  JobRecords records;                         // recent jobs and their stages' spans, for the status page
   std::atomic<int64_t> gpu_busy_micros{0};
   unsigned synthesis_workers = 0, gpu_workers = 0;
   std::vector<std::thread> threads;

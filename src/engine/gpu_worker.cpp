@@ -68,7 +68,9 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
   }
   const auto t1 = Clock::now();
   p->assignment->set_abc_sink(nullptr);
-  gpu_busy_micros += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+  const int64_t busy = std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+  gpu_busy_micros += busy;
+  device.busy_micros += busy;
   observe_stage(Stage::kOnGpu, name, *p, t0, t1);
   p->set_where(Stage::kAbcFreed);
   move_stage(*p, Stage::kAbcFreed, p->tracked);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,19 @@ struct JobResult {
   std::vector<uint8_t> proof;  // 192 bytes per partition, concatenated, when succeeded
   JobTimings timings;
   bool verified = false;  // verified before return
+};
+
+// One job as the status document lists it ("job_list"; engine/job_records.hpp keeps them).
+struct JobStatus {
+  std::string request_id, kind;
+  std::string what;  // ProofInput::describe(): e.g. "StackedDrg32GiBV1_1, miner t01000, sector 7"
+  int priority = 0;
+  JobState state = JobState::kQueued;
+  uint32_t partitions = 0;
+  int64_t submitted_unix_ms = 0;
+  double elapsed_seconds = 0;              // submission to its end, or to now
+  std::optional<double> expected_seconds;  // unknown until a job of its kind and size succeeded
+  std::string error;                       // failed or cancelled
 };
 
 }  // namespace cuzk::engine

@@ -1,4 +1,5 @@
 // The status document (GET /status on the daemon, `cuzk status --json`).
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.hpp"
@@ -23,6 +24,30 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
                           {"stage", p.stage},
                           {"worker", p.worker}});
   }
+  // Per job: its partitions not yet done by stage (from the partitions above).
+  std::map<std::string, json> job_stages;
+  for (const auto& p : s.partitions) {
+    json& stages_of = job_stages[p.request_id];
+    if (stages_of.is_null()) stages_of = json::object();
+    stages_of[p.stage] = stages_of.value(p.stage, 0) + 1;
+  }
+  json job_list = json::array();
+  for (const auto& j : s.job_list) {
+    const bool ended =
+        j.state == JobState::kSucceeded || j.state == JobState::kFailed || j.state == JobState::kCancelled;
+    auto st = job_stages.find(j.request_id);
+    job_list.push_back({{"request_id", j.request_id},
+                        {"kind", j.kind},
+                        {"what", j.what},
+                        {"priority", j.priority},
+                        {"state", job_state_name(j.state)},
+                        {"partitions", j.partitions},
+                        {"stages", !ended && st != job_stages.end() ? st->second : json::object()},
+                        {"submitted_unix_ms", j.submitted_unix_ms},
+                        {"elapsed_seconds", j.elapsed_seconds},
+                        {"expected_seconds", j.expected_seconds ? json(*j.expected_seconds) : json(nullptr)},
+                        {"error", j.error}});
+  }
   json kinds = json::array();
   for (const auto& k : s.kinds)
     kinds.push_back({{"kind", k.kind}, {"pending", k.pending}, {"in_progress", k.in_progress}});
@@ -36,6 +61,8 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
                        {"memory_free_bytes", d.memory_free},
                        {"current_job", d.current_job},
                        {"current_kind", d.current_kind},
+                       {"busy_seconds", d.busy_seconds},
+                       {"workers", d.workers},
                        {"memory_plan", d.memory_plan},
                        {"memory_plan_bytes", plan}});
   }
@@ -44,7 +71,8 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
     params.push_back({{"param_id", p.param_id},
                       {"host_bytes", p.host_bytes},
                       {"device_bytes", p.device_bytes ? json(*p.device_bytes) : json(nullptr)},
-                      {"in_use", p.in_use}});
+                      {"in_use", p.in_use},
+                      {"jobs", p.jobs}});
   }
   json phases = json::object();
   for (const auto& [name, h] : s.phase_seconds) phases[name] = {{"count", h.count}, {"sum_seconds", h.sum}};
@@ -82,13 +110,15 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"peak_rss_bytes", b.peak_rss_bytes},
         {"idle", b.idle()}}},
       {"partitions", partitions},
+      {"job_list", job_list},
       {"kinds", kinds},
       {"devices", devices},
       {"params", params},
       {"phases", phases},
       {"gpu_busy_seconds", s.gpu_busy_seconds},
   };
-  return doc.dump(2);
+  // An error message may quote bytes that are not UTF-8: replaced, never a failed document.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace cuzk::engine

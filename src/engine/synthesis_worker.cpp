@@ -113,7 +113,10 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   const auto admitted = Clock::now();
   {
     std::lock_guard lock(mutex);
-    if (job.state == JobState::kQueued) job.state = JobState::kRunning;
+    if (job.state == JobState::kQueued) {
+      job.state = JobState::kRunning;
+      records.running(job.seq);
+    }
   }
   observe_stage(Stage::kQueued, name, *p, p->queued_at, admitted);
   // Parameters: loaded once per set and shared while partitions hold them (the first pays).

@@ -11,6 +11,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev
   prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
+  chromium  # headless: daemon_status_page_test loads the daemon's status page in it (skipped without)
   python3-grpcio python3-grpc-tools
   clang libclang-rt-14-dev  # libFuzzer: sanitizer-tests.sh's ASan build also fuzzes tests/fuzz's targets
 )

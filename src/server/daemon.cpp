@@ -17,6 +17,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -36,6 +37,8 @@
 #include "server/platform_dirs.hpp"
 #include "server/service.hpp"
 #include "server/size.hpp"
+#include "server/status_history.hpp"
+#include "server/unix_time.hpp"
 
 namespace cuzk::server {
 
@@ -416,12 +419,19 @@ void Daemon::run() {
   std::shared_ptr<grpc::ServerCredentials> credentials = listener_credentials(config_, addr, &insecure);
   const bool tls = !addr.is_unix && !config_.tls_cert.empty();
 
+  // The status page's history: before the engine, which tells it of every job that ends.
+  StatusHistory history;
   std::unique_ptr<engine::Engine> engine;
   try {
-    engine = std::make_unique<engine::Engine>(engine_config(config_));
+    engine::EngineConfig engine_cfg = engine_config(config_);
+    engine_cfg.on_job_ended = [&history](const engine::JobStatus& job) { history.job_ended(job, unix_ms_now()); };
+    engine = std::make_unique<engine::Engine>(std::move(engine_cfg));
   } catch (const std::exception& e) {
     throw StartupError(std::string("cannot start the engine: ") + e.what());
   }
+  // After the engine, so that it stops first however run() ends (and before engine.reset() below).
+  std::optional<HistorySampler> sampler;
+  if (status_addr) sampler.emplace(history, [&engine] { return engine->snapshot(); });
   if (addr.is_unix) prepare_socket_path(addr.path);
 
   // The spool, after the socket's lock (a second daemon on the same socket is refused for that).
@@ -469,7 +479,8 @@ void Daemon::run() {
       listeners.set_http(std::make_unique<HttpStatusServer>(
           status_addr->host, status_addr->port,
           HttpStatusServer::Handlers{[&] { return service.status_json(); }, [&] { return service.metrics_text(); },
-                                     [&] { return service.draining(); }}));
+                                     [&] { return service.draining(); }, [&] { return history.json(unix_ms_now()); },
+                                     [&](const std::string& id) { return engine->job_trace(id); }}));
     } catch (const std::exception& e) {
       throw StartupError(e.what());
     }
@@ -482,7 +493,8 @@ void Daemon::run() {
                tls ? (config_.tls_client_ca.empty() ? " with TLS" : " with TLS, client certificates required")
                    : (addr.is_unix ? "" : " without TLS"),
                format_size(config_.max_request_bytes),
-               http ? fmt::format(", status on http://{}:{}/status and /metrics", status_addr->host, http->port())
+               http ? fmt::format(", status page on http://{}:{}/ (JSON at /status, metrics at /metrics)",
+                                  status_addr->host, http->port())
                     : std::string());
 
   // Results nobody collects are dropped after result_ttl_seconds. Memory the allocator holds free
@@ -511,6 +523,7 @@ void Daemon::run() {
   // 3. The listeners, as on every way out of run(): waiting calls see their jobs ended.
   listeners.close();
   service.close_journal();  // the results of the last jobs, while the engine still holds them
+  sampler.reset();
   engine.reset();
   release_socket_lock();
   spdlog::info("cuzk-daemon stopped");

@@ -1,21 +1,25 @@
 #include "server/http_status.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <list>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <optional>
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
+#include <string_view>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
 
 #include "server/metrics.hpp"
+#include "server/status_page_assets.hpp"
 
 namespace cuzk::server {
 
@@ -52,13 +56,47 @@ std::string reason(int status) {
   return "Status";
 }
 
-std::string response(int status, const std::string& type, const std::string& body, bool head_only = false) {
+// extra_headers: whole lines, each ending in \r\n.
+std::string response(int status, const std::string& type, std::string_view body, bool head_only = false,
+                     const std::string& extra_headers = {}) {
   std::string r = "HTTP/1.1 " + std::to_string(status) + " " + reason(status) + "\r\nContent-Type: " + type +
                   "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n";
   if (status == 405) r += "Allow: GET, HEAD\r\n";
+  r += extra_headers;
   r += "\r\n";
   if (!head_only) r += body;
   return r;
+}
+
+// The value of `key` in a query string ("a=1&job=x"), %XX and '+' decoded; nullopt when absent.
+std::optional<std::string> query_value(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    const size_t eq = pair.find('=');
+    if (pair.substr(0, eq) != key) continue;
+    const std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    std::string out;
+    for (size_t i = 0; i < raw.size(); i++) {
+      if (raw[i] == '%' && i + 2 < raw.size() && std::isxdigit(uint8_t(raw[i + 1])) &&
+          std::isxdigit(uint8_t(raw[i + 2]))) {
+        out += char(std::stoi(std::string(raw.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += raw[i] == '+' ? ' ' : raw[i];
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+// A file name made of the id's safe characters (the engine's ids are letters, digits, '.', '_', '-').
+std::string download_name(const std::string& id) {
+  std::string name = "cuzk-job-";
+  for (char c : id) name += std::isalnum(uint8_t(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  return name + ".trace.json";
 }
 
 }  // namespace
@@ -117,7 +155,10 @@ std::string HttpStatusServer::respond(const std::string& head) {
     return response(400, "text/plain", "bad request\n");
   }
   std::string method = line.substr(0, sp1), target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  const size_t query_at = target.find('?');
   std::string path = target.substr(0, target.find_first_of("?#"));
+  const std::string query =
+      query_at == std::string::npos ? std::string() : target.substr(query_at + 1, target.find('#') - query_at - 1);
   bool head_only = method == "HEAD";
   if (method != "GET" && !head_only) return response(405, "text/plain", "only GET and HEAD\n");
   // A handler that throws must answer 500, not take the daemon down.
@@ -130,11 +171,31 @@ std::string HttpStatusServer::respond(const std::string& head) {
       bool draining = handlers_.draining();
       return response(draining ? 503 : 200, "text/plain", draining ? "draining\n" : "ok\n", head_only);
     }
+    if (const StatusPageAsset* asset = find_status_page_asset(path)) {
+      return response(200, std::string(asset->content_type), asset->body, head_only,
+                      "Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\n");
+    }
+    if (path == "/status/history" && handlers_.history_json) {
+      return response(200, "application/json", handlers_.history_json(), head_only, "Cache-Control: no-store\r\n");
+    }
+    if (path == "/timeline" && handlers_.job_trace) {
+      const std::optional<std::string> id = query_value(query, "job");
+      if (!id || id->empty()) return response(400, "text/plain", "say which job: /timeline?job=ID\n", head_only);
+      std::optional<std::string> trace = handlers_.job_trace(*id);
+      if (!trace) {
+        return response(404, "text/plain", "no job '" + *id + "' is kept (running, or among the last ended)\n",
+                        head_only);
+      }
+      return response(
+          200, "application/json", *trace, head_only,
+          "Cache-Control: no-store\r\nContent-Disposition: attachment; filename=\"" + download_name(*id) + "\"\r\n");
+    }
   } catch (const std::exception& e) {
     spdlog::error("http status: {}", e.what());
     return response(500, "text/plain", std::string("internal error: ") + e.what() + "\n", head_only);
   }
-  return response(404, "text/plain", "not found; try /status, /metrics or /healthz\n", head_only);
+  return response(404, "text/plain", "not found; try /status, /metrics, /healthz, or / for the status page\n",
+                  head_only);
 }
 
 void HttpStatusServer::run() {

@@ -1,5 +1,8 @@
 // The HTTP status port: GET /status (JSON), GET /metrics (Prometheus text), GET /healthz (200
-// while serving, 503 while draining). Read-only; bind it to localhost or a trusted network.
+// while serving, 503 while draining); the status page at / (its files under /ui/, built into the
+// binary: status_page_assets.hpp) and what it reads beside /status: GET /status/history (its
+// charts' last minutes) and GET /timeline?job=ID (a job's Chrome trace, as a download).
+// Read-only; bind it to localhost or a trusted network.
 //
 // One thread runs a poll() loop over non-blocking sockets, so no client can hold it: a connection
 // that sends nothing is closed at its deadline, and beyond the connection cap the oldest one is
@@ -10,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -20,6 +24,9 @@ class HttpStatusServer {
   struct Handlers {
     std::function<std::string()> status_json, metrics_text;
     std::function<bool()> draining;
+    // The page's data; either may be left empty (then 404). job_trace: nullopt for an unknown job.
+    std::function<std::string()> history_json;
+    std::function<std::optional<std::string>(const std::string& request_id)> job_trace;
   };
   struct Limits {
     // A connection must send its request, and take its answer, within this time of its last progress.

@@ -48,7 +48,8 @@ void setting_builders::add_daemon_settings(std::vector<Setting>& t) {
                      "networks only. Such a listener starts either way (Curio's client cannot speak TLS), with a "
                      "warning"));
   t.push_back(text("daemon", "status_listen", "--status-listen", field(&DaemonConfig::status_listen),
-                   "HTTP host:port serving GET /status (JSON), /metrics (Prometheus) and /healthz; empty: off",
+                   "HTTP host:port serving the read-only status page (GET /), GET /status (JSON), /metrics "
+                   "(Prometheus) and /healthz; empty: off",
                    check_status_listen));
   Setting mode = base("daemon", "socket_mode", "--socket-mode", SettingKind::kSocketMode,
                       "Permissions of the unix socket, octal; connecting needs write access, so 0660 lets the "

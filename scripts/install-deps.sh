@@ -13,6 +13,7 @@ packages=(
   prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
   python3-grpcio python3-grpc-tools
   clang libclang-rt-14-dev  # libFuzzer: sanitizer-tests.sh's ASan build also fuzzes tests/fuzz's targets
+  tmux  # a pseudo-terminal for daemon_watch_test: `cuzk status --watch` drawn and quit with Ctrl-C (skipped without)
 )
 
 missing=()

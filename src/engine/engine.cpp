@@ -599,7 +599,16 @@ EngineSnapshot Engine::snapshot() const {
   std::vector<groth16::DeviceInfo> device_infos;
   for (const auto& d : m.devices) device_infos.push_back(d->backend->device_info());
   std::lock_guard lock(m.mutex);
-  for (const auto& [id, job] : m.jobs) s.jobs_active += !ended(job->state);
+  // m.jobs is keyed by id; an operator reads jobs in the order they came.
+  std::vector<const Job*> held;
+  for (const auto& [id, job] : m.jobs) held.push_back(job.get());
+  std::sort(held.begin(), held.end(), [](const Job* a, const Job* b) { return a->seq < b->seq; });
+  for (const Job* job : held) {
+    s.jobs_active += !ended(job->state);
+    const double elapsed = ended(job->state) ? job->timings.total : seconds_between(job->submitted, Clock::now());
+    s.job_list.push_back({job->id, job->input->kind(), job->request.priority, job->state, uint32_t(job->proofs.size()),
+                          uint32_t(job->ended_partitions), elapsed, job->error});
+  }
   s.jobs_completed = m.jobs_completed;
   s.jobs_failed = m.jobs_failed;
   s.jobs_cancelled = m.jobs_cancelled;

@@ -84,6 +84,19 @@ struct DeviceStatus {
   std::vector<std::pair<std::string, uint64_t>> memory_plan_bytes;
 };
 
+// One job the engine holds: in flight, or ended and not yet delivered (the daemon forgets a job
+// once its result is handed over), for `cuzk status --watch` and the status document.
+struct JobSummary {
+  std::string request_id;
+  std::string kind;
+  int priority = 0;  // JobRequest::priority (the daemon's: level * 1000 + offset)
+  JobState state = JobState::kQueued;
+  uint32_t partitions = 0;
+  uint32_t partitions_ended = 0;  // proved, failed or dropped
+  double elapsed_seconds = 0;     // since submission; once ended, submission to the end
+  std::string error;              // set when failed or cancelled
+};
+
 struct EngineSnapshot {
   std::string backend;  // "cpu" or "cuda:0,cuda:1"
   std::string policy;
@@ -95,6 +108,7 @@ struct EngineSnapshot {
   uint64_t partitions_proved = 0;
   TrackerSnapshot buffers;
   std::vector<PartitionStatus> partitions;  // every partition not yet done
+  std::vector<JobSummary> job_list;         // every job held, in submission order
   std::vector<KindQueue> kinds;             // every kind with jobs not yet ended
   std::vector<DeviceStatus> devices;
   std::vector<ParamStatus> params;

@@ -23,6 +23,17 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
                           {"stage", p.stage},
                           {"worker", p.worker}});
   }
+  json job_list = json::array();
+  for (const auto& j : s.job_list) {
+    job_list.push_back({{"request_id", j.request_id},
+                        {"kind", j.kind},
+                        {"priority", j.priority},
+                        {"state", job_state_name(j.state)},
+                        {"partitions", j.partitions},
+                        {"partitions_ended", j.partitions_ended},
+                        {"elapsed_seconds", j.elapsed_seconds},
+                        {"error", j.error}});
+  }
   json kinds = json::array();
   for (const auto& k : s.kinds)
     kinds.push_back({{"kind", k.kind}, {"pending", k.pending}, {"in_progress", k.in_progress}});
@@ -82,6 +93,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"peak_rss_bytes", b.peak_rss_bytes},
         {"idle", b.idle()}}},
       {"partitions", partitions},
+      {"job_list", job_list},
       {"kinds", kinds},
       {"devices", devices},
       {"params", params},

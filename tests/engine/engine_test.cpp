@@ -343,6 +343,24 @@ TEST(EngineTest, ProofKindsThroughTheInterface) {
   EXPECT_EQ(s.buffers.input_jobs, 0);
   EXPECT_EQ(s.buffers.input_bytes, 0);
   EXPECT_TRUE(s.kinds.empty());
+  // The job list (`cuzk status --watch`): every ended job until forgotten, in submission order,
+  // each with its kind, partitions, time and error.
+  ASSERT_EQ(s.job_list.size(), 4u);
+  const std::vector<std::string> ids = {good, bad_witness, bad_inputs, synthetic};
+  const std::vector<uint32_t> partitions = {2, 2, 1, 1};
+  for (size_t k = 0; k < ids.size(); k++) {
+    const JobSummary& j = s.job_list[k];
+    EXPECT_EQ(j.request_id, ids[k]);
+    EXPECT_EQ(j.kind, k == 3 ? "synthetic" : "test");
+    EXPECT_EQ(j.partitions, partitions[k]);
+    EXPECT_EQ(j.partitions_ended, partitions[k]);
+    EXPECT_EQ(j.state, k == 1 || k == 2 ? JobState::kFailed : JobState::kSucceeded);
+    EXPECT_EQ(j.error.empty(), k != 1 && k != 2) << j.error;
+    EXPECT_GT(j.elapsed_seconds, 0);
+  }
+  EXPECT_NE(s.job_list[1].error.find("a witness that cannot be built"), std::string::npos);
+  engine.forget(bad_witness);
+  EXPECT_EQ(engine.snapshot().job_list.size(), 3u);
 }
 
 TEST(EngineTest, CancelsAtEveryStage) {

@@ -174,16 +174,20 @@ void Engine::Impl::partition_ended(Partition& p) {
   }
   std::lock_guard lock(mutex);
   job.timings.total = seconds_between(job.submitted, Clock::now());
+  KindTotals& kind = kind_totals[job.input->kind()];
   if (job.cancel_requested) {
     job.state = JobState::kCancelled;
     jobs_cancelled++;
   } else if (!job.error.empty()) {
     job.state = JobState::kFailed;
     jobs_failed++;
+    kind.failed++;
   } else {
     job.state = JobState::kSucceeded;
     jobs_completed++;
+    kind.completed++;
     phases[size_t(Phase::kTotal)].observe(job.timings.total);
+    kind.seconds.observe(job.timings.total);
   }
   spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
                job.error, job.timings.total);

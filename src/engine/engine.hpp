@@ -82,6 +82,15 @@ struct DeviceStatus {
   // Its device memory plan (groth16::DeviceInfo): a line, and bytes by use; empty on the CPU.
   std::string memory_plan;
   std::vector<std::pair<std::string, uint64_t>> memory_plan_bytes;
+  // Time with a partition in prove_start on it since start (overlapping partitions count once).
+  double busy_seconds = 0;
+};
+
+// Jobs of one proof kind that ended since the engine started.
+struct KindTotals {
+  std::string kind;
+  uint64_t completed = 0, failed = 0;
+  Histogram seconds;  // succeeded jobs, submission to end (the total phase of this kind)
 };
 
 // One job the engine holds: in flight, or ended and not yet delivered (the daemon forgets a job
@@ -110,12 +119,15 @@ struct EngineSnapshot {
   std::vector<PartitionStatus> partitions;  // every partition not yet done
   std::vector<JobSummary> job_list;         // every job held, in submission order
   std::vector<KindQueue> kinds;             // every kind with jobs not yet ended
+  std::vector<KindTotals> kind_totals;      // every kind with an ended job, by name
   std::vector<DeviceStatus> devices;
   std::vector<ParamStatus> params;
   // Per phase (stages.hpp's Phase, in its order): queue_wait, param_load, synthesis, gpu,
   // finalize, verify, total.
   std::vector<std::pair<std::string, Histogram>> phase_seconds;
   double gpu_busy_seconds = 0;  // summed over GPU workers
+  // Parameter set loads that failed for a reason other than a missing file (ParameterManager).
+  uint64_t param_files_refused = 0;
   double uptime_seconds = 0;
 };
 

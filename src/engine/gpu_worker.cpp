@@ -64,6 +64,11 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
     const Fr r = Fr::random(rng), s = Fr::random(rng);
     std::unique_lock serial(device.serial, std::defer_lock);
     if (!device.backend->concurrent()) serial.lock();
+    device.busy.enter();
+    struct Leave {
+      BusyClock& busy;
+      ~Leave() { busy.leave(); }
+    } leave{device.busy};
     p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s);
   }
   const auto t1 = Clock::now();

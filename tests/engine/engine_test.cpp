@@ -258,6 +258,18 @@ TEST(EngineTest, MixedRunReturnsEveryCounterToZero) {
   const auto s = engine.snapshot();
   EXPECT_EQ(s.jobs_completed + s.jobs_failed + s.jobs_cancelled, ok.size() + failing.size() + cancelled.size());
   EXPECT_EQ(s.jobs_failed, 1u);
+  // The same per kind (one here), and the succeeded jobs' durations.
+  ASSERT_EQ(s.kind_totals.size(), 1u);
+  EXPECT_EQ(s.kind_totals[0].kind, "synthetic");
+  EXPECT_EQ(s.kind_totals[0].completed, s.jobs_completed);
+  EXPECT_EQ(s.kind_totals[0].failed, 1u);
+  EXPECT_EQ(s.kind_totals[0].seconds.count, s.jobs_completed);
+  EXPECT_GT(s.kind_totals[0].seconds.sum, 0);
+  EXPECT_GE(s.param_files_refused, 1u);  // the corrupt file
+  // The device was busy while it proved, and never longer than the engine ran.
+  ASSERT_EQ(s.devices.size(), 1u);
+  EXPECT_GT(s.devices[0].busy_seconds, 0);
+  EXPECT_LE(s.devices[0].busy_seconds, s.uptime_seconds);
 }
 
 // A proof kind of the test's own (engine/proof_input.hpp): the synthetic circuit behind another

@@ -138,7 +138,7 @@ int porep_witness(const filecoin::SealCommitPhase1Output& c1, const PorepBenchAr
   std::snprintf(shape, sizeof shape, "%zu constraints, nonzeros A %zu B %zu C %zu, %zu coefficients, %.2f GiB",
                 cc.constraints, cc.a.nonzeros(), cc.b.nonzeros(), cc.c.nonzeros(), cc.coefficients.size(),
                 double(cc.bytes()) / double(1 << 30));
-  row(recorded ? "compiled circuit recorded (one thread) and written" : "compiled circuit read", seconds_since(t),
+  row(recorded ? "compiled circuit recorded (all threads) and written" : "compiled circuit read", seconds_since(t),
       shape);
   if (recorded && std::filesystem::exists(path)) {
     t = Clock::now();

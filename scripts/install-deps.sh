@@ -10,10 +10,14 @@ packages=(
   clang-format python3
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev
-  prometheus  # only for promtool: daemon_test checks /metrics with it (skipped without)
+  # only for promtool: daemon_test checks /metrics with it, and tests/packaging checks and unit-tests
+  # the alerting rules of packaging/prometheus (each skipped without)
+  prometheus
+  python3-yaml  # tests/packaging/check_packaging.py reads the alerting rules and their tests
   chromium  # headless: daemon_status_page_test loads the daemon's status page in it (skipped without)
   python3-grpcio python3-grpc-tools
   clang libclang-rt-14-dev  # libFuzzer: sanitizer-tests.sh's ASan build also fuzzes tests/fuzz's targets
+  tmux  # a pseudo-terminal for daemon_watch_test: `cuzk status --watch` drawn and quit with Ctrl-C (skipped without)
 )
 
 missing=()

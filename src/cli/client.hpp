@@ -1,6 +1,6 @@
 // The cuzk client's commands that talk to the daemon, each returning its exit code (exit_codes.hpp).
 // Output for people goes to stdout; progress and errors go to stderr. Each group of commands has
-// its file: job_commands.cpp, status_commands.cpp, param_set_commands.cpp and
+// its file: job_commands.cpp, status_commands.cpp (status_watch_loop.cpp: --watch), param_set_commands.cpp and
 // filecoin_prove_commands.cpp; client.cpp holds the waiting and reporting they share.
 #pragma once
 
@@ -24,6 +24,8 @@ class Client {
   int await(const std::string& request_id, const std::string& out);
   int cancel(const std::string& request_id);
   int status(const std::string& request_id);
+  // `status --watch`: the daemon's picture every interval until a signal (status_watch_loop.cpp).
+  int watch_status(double interval_seconds);
   int metrics();
   int preload(const std::string& param_id, const ProofArgs& circuit, bool from_circuit);
   int evict(const std::string& param_id);

@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
 
   ProofArgs job;
   std::string id, out, param_id;
-  bool json = false;
+  bool json = false, watch = false;
+  double interval = 1;
 
   CLI::App* prove = app.add_subcommand("prove", "Submit a proof and wait for it (Ctrl-C cancels it)");
   add_job_options(prove, job);
@@ -79,7 +80,18 @@ int main(int argc, char** argv) {
 
   CLI::App* status = app.add_subcommand("status", "The daemon's status, or one proof's");
   status->add_option("request_id", id, "Request id (default: the whole daemon)");
-  status->add_flag("--json", json, "Print the status document (JSON)");
+  CLI::Option* json_status = status->add_flag("--json", json, "Print the status document (JSON)");
+  CLI::Option* watch_flag =
+      status
+          ->add_flag("--watch", watch,
+                     "Redraw the daemon's picture every --interval until Ctrl-C (exit code 0): every job "
+                     "(partitions by stage, elapsed time, error), buffers, budget, devices, parameters. Into a "
+                     "pipe or file: a plain-text snapshot each interval. A daemon lost after the first answer is "
+                     "shown as unreachable and asked again")
+          ->excludes(json_status);
+  status->add_option("--interval", interval, "--watch: seconds between pictures (default 1)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->needs(watch_flag);
 
   CLI::App* metrics = app.add_subcommand("metrics", "Print the Prometheus metrics");
 
@@ -124,6 +136,13 @@ int main(int argc, char** argv) {
   if (submit->parsed()) return client.submit(job);
   if (await->parsed()) return client.await(id, out);
   if (cancel->parsed()) return client.cancel(id);
+  if (status->parsed() && watch) {
+    if (!id.empty()) {
+      std::cerr << "cuzk: status --watch shows every job; leave out the request id (" << id << ")\n";
+      return kUsage;
+    }
+    return client.watch_status(interval);
+  }
   if (status->parsed()) return client.status(id);
   if (metrics->parsed()) return client.metrics();
   if (preload->parsed()) {

@@ -160,6 +160,7 @@ void Engine::Impl::partition_ended(Partition& p) {
   {
     std::lock_guard lock(mutex);
     job.ended_partitions++;
+    records.partition_ended(job.seq);
     if (job.ended_partitions < job.proofs.size()) return;
     last_job = std::none_of(jobs.begin(), jobs.end(),
                             [&](const auto& j) { return j.second.get() != &job && !ended(j.second->state); });
@@ -175,37 +176,27 @@ void Engine::Impl::partition_ended(Partition& p) {
   std::unique_lock lock(mutex);
   const Clock::time_point now = Clock::now();
   job.timings.total = seconds_between(job.submitted, now);
+  KindTotals& kind = kind_totals[job.input->kind()];
   if (job.cancel_requested) {
     job.state = JobState::kCancelled;
     jobs_cancelled++;
   } else if (!job.error.empty()) {
     job.state = JobState::kFailed;
     jobs_failed++;
+    kind.failed++;
   } else {
     job.state = JobState::kSucceeded;
     jobs_completed++;
+    kind.completed++;
     phases[size_t(Phase::kTotal)].observe(job.timings.total);
+    kind.seconds.observe(job.timings.total);
   }
   spdlog::info("job {}: {}{}{} in {:.3f} s", job.id, job_state_name(job.state), job.error.empty() ? "" : ": ",
                job.error, job.timings.total);
-  records.ended(job.seq, job.state, job.error, now);
+  std::optional<JobStatus> status = records.ended(job.seq, job.state, job.error, now);
   job_ended.notify_all();
-  if (!config.on_job_ended) return;
-  const JobStatus ended{.request_id = job.id,
-                        .kind = job.input->kind(),
-                        .what = job.input->describe(),
-                        .priority = job.request.priority,
-                        .state = job.state,
-                        .partitions = uint32_t(job.proofs.size()),
-                        .submitted_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                 std::chrono::system_clock::now().time_since_epoch())
-                                                 .count() -
-                                             int64_t(job.timings.total * 1000),
-                        .elapsed_seconds = job.timings.total,
-                        .expected_seconds = std::nullopt,
-                        .error = job.error};
   lock.unlock();
-  config.on_job_ended(ended);
+  if (config.on_job_ended && status) config.on_job_ended(*status);
 }
 
 }  // namespace cuzk::engine

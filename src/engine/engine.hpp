@@ -82,10 +82,16 @@ struct DeviceStatus {
   // Its device memory plan (groth16::DeviceInfo): a line, and bytes by use; empty on the CPU.
   std::string memory_plan;
   std::vector<std::pair<std::string, uint64_t>> memory_plan_bytes;
-  // Time its GPU workers spent in prove_start since start, summed over them (busy share: its
-  // growth over wall time times workers).
+  // Time with a partition in prove_start on it since start, overlapping partitions counted once:
+  // its growth over wall time is the device's busy share.
   double busy_seconds = 0;
-  unsigned workers = 1;
+};
+
+// Jobs of one proof kind that ended since the engine started.
+struct KindTotals {
+  std::string kind;
+  uint64_t completed = 0, failed = 0;
+  Histogram seconds;  // succeeded jobs, submission to end (the total phase of this kind)
 };
 
 struct EngineSnapshot {
@@ -100,7 +106,9 @@ struct EngineSnapshot {
   TrackerSnapshot buffers;
   std::vector<PartitionStatus> partitions;  // every partition not yet done
   std::vector<KindQueue> kinds;             // every kind with jobs not yet ended
-  // The jobs not yet ended and the last ended ones (engine/job_records.hpp), with their errors.
+  std::vector<KindTotals> kind_totals;      // every kind with an ended job, by name
+  // The jobs not yet ended (oldest first), then the last ended ones, latest first, kept after
+  // the daemon has delivered them (engine/job_records.hpp).
   std::vector<JobStatus> job_list;
   std::vector<DeviceStatus> devices;
   std::vector<ParamStatus> params;
@@ -108,6 +116,8 @@ struct EngineSnapshot {
   // finalize, verify, total.
   std::vector<std::pair<std::string, Histogram>> phase_seconds;
   double gpu_busy_seconds = 0;  // summed over GPU workers
+  // Parameter set loads that failed for a reason other than a missing file (ParameterManager).
+  uint64_t param_files_refused = 0;
   double uptime_seconds = 0;
 };
 

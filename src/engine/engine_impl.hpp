@@ -103,10 +103,35 @@ struct Partition {
   }
 };
 
+// Time with at least one partition in prove_start on a device: overlapping calls (a concurrent
+// backend, several GPU workers) count once, so that its rate is the device's busy share.
+class BusyClock {
+ public:
+  void enter() {
+    std::lock_guard lock(mutex_);
+    if (active_++ == 0) since_ = Clock::now();
+  }
+  void leave() {
+    std::lock_guard lock(mutex_);
+    if (--active_ == 0) total_ += Clock::now() - since_;
+  }
+  double seconds() const {
+    std::lock_guard lock(mutex_);
+    const Clock::duration t = active_ ? total_ + (Clock::now() - since_) : total_;
+    return std::chrono::duration<double>(t).count();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  unsigned active_ = 0;
+  Clock::time_point since_;
+  Clock::duration total_{};
+};
+
 struct Device {
   std::unique_ptr<groth16::ProverBackend> backend;
-  std::mutex serial;                    // held around prove_start when the backend is not concurrent
-  std::atomic<int64_t> busy_micros{0};  // its workers' time in prove_start
+  std::mutex serial;  // held around prove_start when the backend is not concurrent
+  BusyClock busy;     // devices[].busy_seconds and cuzk_device_busy_seconds_total
 };
 
 struct Engine::Impl {
@@ -192,8 +217,9 @@ struct Engine::Impl {
   std::mutex shutdown_mutex;  // one shutdown at a time
   bool stopped = false;       // guarded by shutdown_mutex
   uint64_t jobs_completed = 0, jobs_failed = 0, jobs_cancelled = 0, partitions_proved = 0;
-  std::array<Histogram, kPhaseCount> phases;  // by Phase
-  JobRecords records;                         // recent jobs and their stages' spans, for the status page
+  std::array<Histogram, kPhaseCount> phases;      // by Phase
+  std::map<std::string, KindTotals> kind_totals;  // by kind; ended jobs
+  JobRecords records;  // the status document's job list and each job's stage spans (engine/job_records.hpp)
   std::atomic<int64_t> gpu_busy_micros{0};
   unsigned synthesis_workers = 0, gpu_workers = 0;
   std::vector<std::thread> threads;

@@ -64,13 +64,16 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
     const Fr r = Fr::random(rng), s = Fr::random(rng);
     std::unique_lock serial(device.serial, std::defer_lock);
     if (!device.backend->concurrent()) serial.lock();
+    device.busy.enter();
+    struct Leave {
+      BusyClock& busy;
+      ~Leave() { busy.leave(); }
+    } leave{device.busy};
     p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s);
   }
   const auto t1 = Clock::now();
   p->assignment->set_abc_sink(nullptr);
-  const int64_t busy = std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-  gpu_busy_micros += busy;
-  device.busy_micros += busy;
+  gpu_busy_micros += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
   observe_stage(Stage::kOnGpu, name, *p, t0, t1);
   p->set_where(Stage::kAbcFreed);
   move_stage(*p, Stage::kAbcFreed, p->tracked);

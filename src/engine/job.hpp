@@ -50,13 +50,15 @@ struct JobResult {
   bool verified = false;  // verified before return
 };
 
-// One job as the status document lists it ("job_list"; engine/job_records.hpp keeps them).
+// One job as the status document lists it ("job_list": the status page and `cuzk status
+// --watch`; engine/job_records.hpp keeps them).
 struct JobStatus {
   std::string request_id, kind;
   std::string what;  // ProofInput::describe(): e.g. "StackedDrg32GiBV1_1, miner t01000, sector 7"
-  int priority = 0;
+  int priority = 0;  // JobRequest::priority (the daemon's: level * 1000 + offset)
   JobState state = JobState::kQueued;
   uint32_t partitions = 0;
+  uint32_t partitions_ended = 0;  // proved, failed or dropped
   int64_t submitted_unix_ms = 0;
   double elapsed_seconds = 0;              // submission to its end, or to now
   std::optional<double> expected_seconds;  // unknown until a job of its kind and size succeeded

@@ -71,14 +71,22 @@ void JobRecords::span(uint64_t seq, uint32_t partition, Stage s, const std::stri
   r.spans.push_back({partition, s, worker, a, b});
 }
 
-void JobRecords::ended(uint64_t seq, JobState state, const std::string& error, Clock::time_point at) {
+void JobRecords::partition_ended(uint64_t seq) {
   std::lock_guard lock(mutex_);
   auto it = records_.find(seq);
-  if (it == records_.end()) return;
+  if (it != records_.end()) it->second.status.partitions_ended++;
+}
+
+std::optional<JobStatus> JobRecords::ended(uint64_t seq, JobState state, const std::string& error,
+                                           Clock::time_point at) {
+  std::lock_guard lock(mutex_);
+  auto it = records_.find(seq);
+  if (it == records_.end()) return std::nullopt;
   Record& r = it->second;
   r.status.state = state;
   r.status.error = error;
   r.ended = at;
+  JobStatus status = status_of(r, at);  // expected as it was while the job ran
   if (state == JobState::kSucceeded) {
     const std::string key = expectation_key(r.status.kind, r.status.partitions);
     const double took = span_seconds(at - r.submitted);
@@ -95,6 +103,7 @@ void JobRecords::ended(uint64_t seq, JobState state, const std::string& error, C
     records_.erase(ended_.front());
     ended_.pop_front();
   }
+  return status;
 }
 
 JobStatus JobRecords::status_of(const Record& r, Clock::time_point now) const {

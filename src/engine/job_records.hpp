@@ -34,7 +34,10 @@ class JobRecords {
   // Time partition `partition` spent in stage s, run by `worker` (a queue wait: the worker that took it).
   void span(uint64_t seq, uint32_t partition, Stage s, const std::string& worker, Clock::time_point a,
             Clock::time_point b);
-  void ended(uint64_t seq, JobState state, const std::string& error, Clock::time_point at);
+  // A partition of the job left the pipeline: proved, failed or dropped.
+  void partition_ended(uint64_t seq);
+  // The job as it ended (nullopt for a job never submitted here).
+  std::optional<JobStatus> ended(uint64_t seq, JobState state, const std::string& error, Clock::time_point at);
 
   // Jobs not yet ended first (oldest first), then the ended ones, latest first.
   std::vector<JobStatus> list() const;

@@ -217,6 +217,7 @@ std::shared_ptr<const ParamSet> ParameterManager::acquire(const std::string& id,
   cv_.notify_all();
   if (!set) {
     erase_if_unused(it);
+    if (!not_found) refused_loads_++;
     lock.unlock();
     if (paid) budget_.release(paid);
     if (not_found) throw ParametersNotFound("parameters '" + id + "': " + error);
@@ -385,6 +386,11 @@ bool ParameterManager::resident(const std::string& id) const {
 int64_t ParameterManager::resident_bytes() const {
   std::lock_guard lock(mutex_);
   return resident_bytes_;
+}
+
+uint64_t ParameterManager::refused_loads() const {
+  std::lock_guard lock(mutex_);
+  return refused_loads_;
 }
 
 std::vector<ParamSetInfo> ParameterManager::list() const {

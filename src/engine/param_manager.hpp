@@ -89,6 +89,9 @@ class ParameterManager {
   std::optional<int64_t> expected_bytes(const std::string& id) const;
   bool resident(const std::string& id) const;
   int64_t resident_bytes() const;
+  // Loads that failed for a reason other than a missing file, since start: a file unreadable,
+  // truncated, with a wrong digest or points off the curve (or a source's or the setup's error).
+  uint64_t refused_loads() const;
   std::vector<ParamSetInfo> list() const;
 
   static std::string synthetic_id(const CircuitDescription& c);
@@ -130,6 +133,7 @@ class ParameterManager {
   std::set<std::string> kept_under_pressure_;
   std::set<std::string> recheck_;  // ids whose next load checks the file in full
   int64_t resident_bytes_ = 0;
+  uint64_t refused_loads_ = 0;
 };
 
 }  // namespace cuzk::engine

@@ -30,6 +30,7 @@ EngineSnapshot Engine::snapshot() const {
     s.params.push_back(std::move(ps));
   }
   s.gpu_busy_seconds = double(m.gpu_busy_micros.load()) / 1e6;
+  s.param_files_refused = m.params.refused_loads();
   s.uptime_seconds = seconds_between(m.started, Clock::now());
   // The devices' own state first: device_info() asks the driver, which may wait behind a page
   // lock or an unlock beside a proof, and the workers must not wait for it on the engine's lock.
@@ -43,6 +44,10 @@ EngineSnapshot Engine::snapshot() const {
   s.jobs_cancelled = m.jobs_cancelled;
   s.partitions_proved = m.partitions_proved;
   for (size_t i = 0; i < kPhaseCount; i++) s.phase_seconds.emplace_back(phase_name(Phase(i)), m.phases[i]);
+  for (const auto& [kind, totals] : m.kind_totals) {
+    s.kind_totals.push_back(totals);
+    s.kind_totals.back().kind = kind;
+  }
   for (const auto& w : m.live) {
     auto p = w.lock();
     if (!p) continue;
@@ -65,10 +70,8 @@ EngineSnapshot Engine::snapshot() const {
   for (size_t i = 0; i < m.devices.size(); i++) {
     const auto& d = m.devices[i];
     const groth16::DeviceInfo& info = device_infos[i];
-    DeviceStatus ds{info.ordinal, info.name, info.memory_total, info.memory_free,
-                    {},           {},        info.memory_plan,  info.memory_plan_bytes};
-    ds.busy_seconds = double(d->busy_micros.load()) / 1e6;
-    ds.workers = std::max(1u, m.config.gpu_workers_per_device);
+    DeviceStatus ds{info.ordinal, info.name,        info.memory_total,      info.memory_free, {},
+                    {},           info.memory_plan, info.memory_plan_bytes, d->busy.seconds()};
     const std::string prefix = std::string(worker_name(Worker::kGpu)) + "-" + d->backend->name() + "-";
     for (const auto& ps : s.partitions) {
       if (ps.worker.rfind(prefix, 0) == 0) {

@@ -42,6 +42,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
                         {"priority", j.priority},
                         {"state", job_state_name(j.state)},
                         {"partitions", j.partitions},
+                        {"partitions_ended", j.partitions_ended},
                         {"stages", !ended && st != job_stages.end() ? st->second : json::object()},
                         {"submitted_unix_ms", j.submitted_unix_ms},
                         {"elapsed_seconds", j.elapsed_seconds},
@@ -62,7 +63,6 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
                        {"current_job", d.current_job},
                        {"current_kind", d.current_kind},
                        {"busy_seconds", d.busy_seconds},
-                       {"workers", d.workers},
                        {"memory_plan", d.memory_plan},
                        {"memory_plan_bytes", plan}});
   }

@@ -4,6 +4,7 @@
 // Filecoin's published parameter files.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +19,13 @@
 #include "filecoin/parameter_search.hpp"
 
 namespace cuzk::kinds {
+
+// The engine kinds (ProofInput::kind()) of Filecoin's proofs. The daemon's per-kind metrics
+// declare each from the start, so that a scraper sees a kind's first job as an increase.
+inline constexpr std::string_view kPoRepKind = "porep", kWinningPoStKind = "winning-post",
+                                  kWindowPoStKind = "window-post", kSnapDealsKind = "snap-deals";
+inline constexpr std::array<std::string_view, 4> kFilecoinKinds = {kPoRepKind, kWinningPoStKind, kWindowPoStKind,
+                                                                   kSnapDealsKind};
 
 // A request the kind cannot take (the message names the field and what is wrong): the daemon
 // answers INVALID_ARGUMENT.

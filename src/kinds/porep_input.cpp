@@ -83,7 +83,7 @@ class PoRepInput final : public engine::ProofInput {
         bytes_(commit_phase1_bytes(c1_)) {
     c1_.replica_id.to_bytes_le(replica_id_.data());
   }
-  std::string kind() const override { return "porep"; }
+  std::string kind() const override { return std::string(kPoRepKind); }
   std::string describe() const override {
     return std::string(info_.name) + ", miner t0" + std::to_string(miner_) + ", sector " + std::to_string(sector_);
   }

@@ -73,7 +73,9 @@ class PoStInput final : public engine::ProofInput {
     bytes_ = sizeof(*this) + pub_.size() * sizeof(filecoin::PoStPublicSector);
     for (const auto& w : witnesses_) bytes_ += witness_bytes(w);
   }
-  std::string kind() const override { return info_.type == PoStType::kWinning ? "winning-post" : "window-post"; }
+  std::string kind() const override {
+    return std::string(info_.type == PoStType::kWinning ? kWinningPoStKind : kWindowPoStKind);
+  }
   std::string describe() const override {
     std::string d = std::string(info_.name) + ", miner t0" + std::to_string(miner_);
     if (info_.type == PoStType::kWindow) d += ", partition " + std::to_string(partition_);

@@ -87,7 +87,7 @@ class SnapInput final : public engine::ProofInput {
     bytes_ = sizeof(*this);
     for (const auto& p : partitions_) bytes_ += partition_bytes(p);
   }
-  std::string kind() const override { return "snap-deals"; }
+  std::string kind() const override { return std::string(kSnapDealsKind); }
   std::string describe() const override {
     return std::string(info_.name) + " update, miner t0" + std::to_string(miner_) + ", sector " +
            std::to_string(sector_);

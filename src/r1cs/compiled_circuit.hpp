@@ -63,7 +63,9 @@ struct CompiledCircuit {
 // proving assignment's evaluation sets them). Throws std::length_error when a matrix has 2^32 or
 // more entries or the circuit more than 65,536 distinct coefficients (the compiled form cannot
 // hold it: such a circuit is proved by full synthesis), std::logic_error when a constraint uses a
-// variable not yet allocated.
-CompiledCircuit compile_circuit(const Circuit& circuit);
+// variable not yet allocated. A circuit that synthesizes in parallel sections records them in
+// parallel (each section's rows spliced in order: the result is the serial recording's, bit for
+// bit); parallel_sections = false records serially.
+CompiledCircuit compile_circuit(const Circuit& circuit, bool parallel_sections = true);
 
 }  // namespace cuzk::r1cs

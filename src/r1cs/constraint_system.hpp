@@ -184,6 +184,9 @@ class ConstraintSystem {
     (void)shapes;
     return {};
   }
+  // Whether open_sections returns sections: circuits measure their parts' shapes only for a
+  // system that takes them.
+  virtual bool takes_sections() const { return false; }
 };
 
 // One range of a parallel synthesis (ConstraintSystem::open_sections). Variables it allocates

@@ -69,6 +69,7 @@ class ProvingAssignment final : public ConstraintSystem {
   // Sections write a, b, c and aux in place (the vectors are grown first), and record their
   // density bits apart, merged in by close().
   std::vector<std::unique_ptr<SectionSystem>> open_sections(std::span<const SectionShape> shapes) override;
+  bool takes_sections() const override { return true; }
   size_t num_constraints() const override { return compiled_ ? witness_constraints_ : a_.size(); }
   bool reads_combinations() const override { return !compiled_; }
   size_t num_inputs() const override { return inputs_.size(); }

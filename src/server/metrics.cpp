@@ -1,10 +1,13 @@
 #include "server/metrics.hpp"
 
+#include <map>
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
+
+#include "kinds/filecoin_kinds.hpp"
 
 namespace cuzk::server {
 
@@ -63,12 +66,34 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   m.gauge("cuzk_jobs_active", "Jobs queued or running in the engine.", double(s.jobs_active));
   m.gauge("cuzk_jobs_tracked", "Jobs accepted by the daemon whose result has not been delivered.",
           double(d.jobs_tracked));
-  auto& kinds =
+  // Per kind, every Filecoin kind from the start (at 0): a kind's first job is then a change (a
+  // series that appears with its first job hides it from increase() and rate(), and a family
+  // with no series is left out of the text).
+  std::map<std::string, engine::KindQueue> queues;
+  std::map<std::string, engine::KindTotals> totals;
+  for (std::string_view k : kinds::kFilecoinKinds) {
+    queues[std::string(k)];
+    totals[std::string(k)];
+  }
+  for (const engine::KindQueue& q : s.kinds) queues[q.kind] = q;
+  for (const engine::KindTotals& t : s.kind_totals) totals[t.kind] = t;
+  auto& kind_jobs =
       m.gauges("cuzk_kind_jobs",
                "Jobs not yet ended per proof kind: pending (no partition started) and in_progress (Curio's queues).");
-  for (const engine::KindQueue& k : s.kinds) {
-    kinds.Add({{"kind", k.kind}, {"state", "pending"}}).Set(k.pending);
-    kinds.Add({{"kind", k.kind}, {"state", "in_progress"}}).Set(k.in_progress);
+  for (const auto& [kind, q] : queues) {
+    kind_jobs.Add({{"kind", kind}, {"state", "pending"}}).Set(q.pending);
+    kind_jobs.Add({{"kind", kind}, {"state", "in_progress"}}).Set(q.in_progress);
+  }
+  auto& kind_completed =
+      m.counters("cuzk_kind_proofs_completed_total", "Proofs (jobs) that succeeded, per proof kind.");
+  auto& kind_failed = m.counters("cuzk_kind_proofs_failed_total", "Proofs (jobs) that failed, per proof kind.");
+  auto& kind_seconds = m.histograms("cuzk_kind_proof_duration_seconds",
+                                    "Seconds from submission to end of each succeeded proof (job), per proof kind.");
+  for (const auto& [kind, t] : totals) {
+    kind_completed.Add({{"kind", kind}}).Increment(double(t.completed));
+    kind_failed.Add({{"kind", kind}}).Increment(double(t.failed));
+    kind_seconds.Add({{"kind", kind}}, engine::Histogram::bounds())
+        .ObserveMultiple(std::vector<double>(t.seconds.counts.begin(), t.seconds.counts.end()), t.seconds.sum);
   }
   m.gauge("cuzk_queue_depth_partitions", "Partitions waiting for admission (budget).", double(s.queued_partitions));
   m.gauge("cuzk_gpu_queue_depth_partitions", "Synthesized partitions waiting for a GPU worker.",
@@ -105,6 +130,10 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   m.gauge("cuzk_tracked_bytes", "All live partition buffers.", double(b.tracked_bytes()));
   m.gauge("cuzk_tracked_peak_bytes", "Highest tracked bytes since start.", double(b.peak_tracked_bytes));
   m.gauge("cuzk_waiting_gpu_peak_partitions", "Most partitions waiting for a GPU at once.", double(b.peak_waiting_gpu));
+  m.counter("cuzk_param_files_refused_total",
+            "Parameter set loads refused: a file unreadable, truncated, with a wrong digest or points off the curve "
+            "(the log names the file; a missing file is not counted).",
+            double(s.param_files_refused));
   m.counter("cuzk_done_partitions_total", "Partitions that left the pipeline.", double(b.done_partitions));
   m.gauge("cuzk_parameters_host_bytes", "Parameter bytes resident in host memory (all sets).",
           double(b.parameters_host_bytes));
@@ -141,6 +170,10 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   auto& device_memory =
       m.gauges("cuzk_device_memory_bytes", "Memory of each proving device (0 for the CPU), total and free.");
   auto& device_busy = m.gauges("cuzk_device_busy", "1 while a partition is on the device.");
+  auto& device_busy_seconds =
+      m.counters("cuzk_device_busy_seconds_total",
+                 "Seconds with a partition proving on the device (overlapping partitions count once): its rate is "
+                 "the device's busy share.");
   auto& device_plan = m.gauges("cuzk_device_memory_plan_bytes",
                                "Each GPU's device memory plan by use: scratch, twiddles, compact_abc, bases_resident, "
                                "bases_streamed (read from host memory), msm_workspace_limit, available.");
@@ -149,6 +182,7 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
     device_memory.Add({{"ordinal", ordinal}, {"name", dev.name}, {"memory", "total"}}).Set(double(dev.memory_total));
     device_memory.Add({{"ordinal", ordinal}, {"name", dev.name}, {"memory", "free"}}).Set(double(dev.memory_free));
     device_busy.Add({{"ordinal", ordinal}, {"name", dev.name}}).Set(dev.current_job.empty() ? 0 : 1);
+    device_busy_seconds.Add({{"ordinal", ordinal}, {"name", dev.name}}).Increment(dev.busy_seconds);
     for (const auto& [use, bytes] : dev.memory_plan_bytes) {
       device_plan.Add({{"ordinal", ordinal}, {"name", dev.name}, {"use", use}}).Set(double(bytes));
     }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "kinds/filecoin_kinds.hpp"
 #include "server/unix_time.hpp"
 
 namespace cuzk::server {
@@ -25,7 +26,7 @@ void StatusHistory::add_sample(const engine::EngineSnapshot& s, int64_t unix_ms)
 }
 
 void StatusHistory::job_ended(const engine::JobStatus& job, int64_t unix_ms) {
-  if (job.kind != "winning-post") return;
+  if (job.kind != kinds::kWinningPoStKind) return;
   std::lock_guard lock(mutex_);
   latencies_.push_back({unix_ms, job.elapsed_seconds, job.request_id, job.state});
   while (latencies_.size() > kMaxLatencies ||

@@ -104,6 +104,7 @@ TEST(DaemonStatusPageTest, RoutesShowARealJobAndItsTrace) {
   EXPECT_EQ(job["state"], "succeeded");
   EXPECT_EQ(job["kind"], "synthetic");
   EXPECT_EQ(job["partitions"], 2);
+  EXPECT_EQ(job["partitions_ended"], 2);
   EXPECT_GT(job["elapsed_seconds"].get<double>(), 0);
   EXPECT_TRUE(job["expected_seconds"].is_number());
   EXPECT_EQ(job["error"], "");

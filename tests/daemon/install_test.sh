@@ -23,9 +23,15 @@ fail() {
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/cuzk bin/cuzk-daemon share/cuzk/cuzk.service share/cuzk/cuzk.example.toml share/doc/cuzk/LICENSE \
-  share/doc/cuzk/LICENSE-APACHE share/doc/cuzk/LICENSE-MIT; do
+  share/doc/cuzk/LICENSE-APACHE share/doc/cuzk/LICENSE-MIT share/cuzk/prometheus/cuzk-alerts.yml \
+  share/cuzk/prometheus/cuzk-alerts.test.yml share/cuzk/grafana/cuzk-dashboard.json; do
   [ -e "$prefix/$f" ] || fail "$f was not installed"
 done
+# The installed rules pass their installed tests (which name the rules by a relative path).
+if command -v promtool >/dev/null 2>&1; then
+  promtool test rules "$prefix/share/cuzk/prometheus/cuzk-alerts.test.yml" >/dev/null ||
+    fail "promtool test rules of the installed alerting rules"
+fi
 [ -L "$prefix/bin/cuzk-daemon" ] && [ "$(readlink "$prefix/bin/cuzk-daemon")" = cuzk ] ||
   fail "bin/cuzk-daemon is not a link to cuzk"
 grep -q "^ExecStart=$prefix/bin/cuzk --config " "$prefix/share/cuzk/cuzk.service" || fail "the unit does not run $prefix/bin/cuzk"

@@ -67,9 +67,24 @@ TEST(EngineParamsTest, CorruptOrTrailerlessCachedParametersAreRefusedOnLoad) {
         EXPECT_EQ(r.error.find("prover bug"), std::string::npos) << r.error;
       }
       EXPECT_TRUE(engine.snapshot().params.empty());
+      EXPECT_EQ(engine.snapshot().param_files_refused, 2u) << "one refusal per job (cuzk_param_files_refused_total)";
       expect_idle(engine);
     }
   }
+}
+
+// A missing parameter file fails the job but is no refusal (cuzk_param_files_refused_total counts
+// files that are there and wrong).
+TEST(EngineParamsTest, MissingParameterFileIsNotCountedAsRefused) {
+  test::TempDir dir("cuzk-engine-params-test");
+  auto cfg = small_config(dir.path, true);
+  cfg.allow_synthetic_setup = false;
+  Engine engine(cfg);
+  const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 10, 1, 0, 7)));
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("no parameter file"), std::string::npos) << r.error;
+  EXPECT_EQ(engine.snapshot().param_files_refused, 0u);
+  expect_idle(engine);
 }
 
 // Parameters corrupt in memory (here an embedder's, with one point of h moved off the curve) make

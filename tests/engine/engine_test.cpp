@@ -258,6 +258,18 @@ TEST(EngineTest, MixedRunReturnsEveryCounterToZero) {
   const auto s = engine.snapshot();
   EXPECT_EQ(s.jobs_completed + s.jobs_failed + s.jobs_cancelled, ok.size() + failing.size() + cancelled.size());
   EXPECT_EQ(s.jobs_failed, 1u);
+  // The same per kind (one here), and the succeeded jobs' durations.
+  ASSERT_EQ(s.kind_totals.size(), 1u);
+  EXPECT_EQ(s.kind_totals[0].kind, "synthetic");
+  EXPECT_EQ(s.kind_totals[0].completed, s.jobs_completed);
+  EXPECT_EQ(s.kind_totals[0].failed, 1u);
+  EXPECT_EQ(s.kind_totals[0].seconds.count, s.jobs_completed);
+  EXPECT_GT(s.kind_totals[0].seconds.sum, 0);
+  EXPECT_GE(s.param_files_refused, 1u);  // the corrupt file
+  // The device was busy while it proved, and never longer than the engine ran.
+  ASSERT_EQ(s.devices.size(), 1u);
+  EXPECT_GT(s.devices[0].busy_seconds, 0);
+  EXPECT_LE(s.devices[0].busy_seconds, s.uptime_seconds);
 }
 
 // A proof kind of the test's own (engine/proof_input.hpp): the synthetic circuit behind another
@@ -343,6 +355,34 @@ TEST(EngineTest, ProofKindsThroughTheInterface) {
   EXPECT_EQ(s.buffers.input_jobs, 0);
   EXPECT_EQ(s.buffers.input_bytes, 0);
   EXPECT_TRUE(s.kinds.empty());
+  // The job list (the status page and `cuzk status --watch`): the ended jobs latest first, each
+  // with its kind, partitions (all ended), time and error; still listed once forgotten.
+  ASSERT_EQ(s.job_list.size(), 4u);
+  const std::vector<std::string> ids = {good, bad_witness, bad_inputs, synthetic};
+  const std::vector<uint32_t> partitions = {2, 2, 1, 1};
+  for (size_t k = 0; k < ids.size(); k++) {
+    auto it =
+        std::find_if(s.job_list.begin(), s.job_list.end(), [&](const JobStatus& j) { return j.request_id == ids[k]; });
+    ASSERT_NE(it, s.job_list.end()) << ids[k];
+    const JobStatus& j = *it;
+    EXPECT_EQ(j.kind, k == 3 ? "synthetic" : "test");
+    EXPECT_EQ(j.partitions, partitions[k]);
+    EXPECT_EQ(j.partitions_ended, partitions[k]);
+    EXPECT_EQ(j.state, k == 1 || k == 2 ? JobState::kFailed : JobState::kSucceeded);
+    EXPECT_EQ(j.error.empty(), k != 1 && k != 2) << j.error;
+    if (k == 1) {
+      EXPECT_NE(j.error.find("a witness that cannot be built"), std::string::npos) << j.error;
+    }
+    EXPECT_GT(j.elapsed_seconds, 0);
+  }
+  for (size_t k = 1; k < s.job_list.size(); k++) {  // latest ended first (ms and float rounding aside)
+    const auto end_ms = [&](size_t i) {
+      return double(s.job_list[i].submitted_unix_ms) + 1000 * s.job_list[i].elapsed_seconds;
+    };
+    EXPECT_GE(end_ms(k - 1) + 2, end_ms(k)) << k;
+  }
+  engine.forget(bad_witness);
+  EXPECT_EQ(engine.snapshot().job_list.size(), 4u) << "an ended job stays listed once delivered";
 }
 
 TEST(EngineTest, CancelsAtEveryStage) {

@@ -15,6 +15,7 @@
 #include "filecoin/porep/public_inputs.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "r1cs/shape.hpp"
+#include "serial_only_cs.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::filecoin {
@@ -183,6 +184,14 @@ TEST(FilecoinPoRepTest, RealCommit1AssignmentIsFixed) {
   StackedCircuit::from_commit_phase1(real.c1, 0).synthesize(pa);
   EXPECT_EQ(pa.num_constraints(), 3844929u);
   EXPECT_EQ(digest(pa), 0x5836ea52dd1fea22ull) << std::hex << digest(pa);
+}
+
+// The witness-only path (issue 40) on a sector Filecoin's software sealed: the compiled circuit
+// times the witness-only synthesis' aux and inputs gives the full synthesis' a, b and c, with the
+// same aux, inputs and densities (serially and in parallel sections).
+TEST(FilecoinPoRepTest, RealCommit1WitnessPathEqualsFullSynthesis) {
+  LOAD_REAL_C1_OR_SKIP(real);
+  test::expect_witness_path_equals_full(StackedCircuit::from_commit_phase1(real.c1, 0));
 }
 
 }  // namespace

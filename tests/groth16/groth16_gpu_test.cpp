@@ -402,6 +402,33 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsByteIdenticalToFullSynthesisOnCpu)
   }
 }
 
+// A witness-only assignment whose aux is large enough: prepare_assignment page-locks aux, the
+// device reads it by DMA before the products, the locks go with the assignment's preparation,
+// and the proof equals the CPU backend's from full synthesis (pseudo-random bases: equal, not
+// verifiable).
+TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
+  auto gpu = make_cuda_backend(0);
+  const circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
+  const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+  auto pa_cpu = synthesize(circuit);
+  const Parameters params = pseudo_random_parameters(pa_cpu, size_t(1) << 21, test::run_seed());
+  auto pa_gpu = synthesize_witness(circuit, compiled);
+  ASSERT_GE(pa_gpu.num_aux() * sizeof(Fr), size_t(32) << 20) << "too small to be locked";
+  gpu->prepare_assignment(pa_gpu);
+  ASSERT_TRUE(pa_gpu.abc_prepared());
+  EXPECT_GE(gpu->pinned_abc_bytes(), pa_gpu.num_aux() * sizeof(Fr)) << "aux page-locked";
+  unsigned flags = 0;
+  EXPECT_EQ(cudaHostGetFlags(&flags, const_cast<Fr*>(pa_gpu.aux().data())), cudaSuccess);
+  const Fr r = Fr::from_u64(31), s = Fr::from_u64(32);
+  ProveTimings t;
+  const PendingProof got = gpu->prove_start(params, pa_gpu, r, s, &t);
+  EXPECT_GT(t.abc, 0.0) << "a/b/c computed on the device";
+  EXPECT_FALSE(pa_gpu.abc_prepared()) << "the locks went with a/b/c's release";
+  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
+  expect_same(got, make_cpu_backend()->prove_start(params, pa_cpu, r, s));
+  gpu->release_parameters(params);
+}
+
 TEST_F(CudaBackendProofTest, MismatchedParametersAreRejected) {
   auto rng = test::make_rng();
   circuits::SyntheticCircuit small(1 << 10, 8, {}, 1), large(1 << 11, 8, {}, 1);

@@ -299,8 +299,15 @@ TEST(ServerUnitTest, PrometheusText) {
                        "porep",
                        "separate scratch 0.0 GB",
                        {{"scratch", 17}, {"available", 900}}});
+  s.devices.back().busy_seconds = 2.5;
   s.buffers.input_jobs = 1;
   s.buffers.input_bytes = 12345;
+  cuzk::engine::KindTotals winning{"winning-post", 3, 1, {}};
+  winning.seconds.observe(4.9);
+  winning.seconds.observe(6);
+  s.kind_totals.push_back(winning);
+  s.kind_totals.push_back({"synthetic", 1, 0, {}});
+  s.param_files_refused = 2;
   DaemonMetrics d;
   d.rpc.push_back({"Prove", "OK", 3});
   std::string m = render_prometheus(s, d);
@@ -327,6 +334,24 @@ TEST(ServerUnitTest, PrometheusText) {
   EXPECT_TRUE(
       has_sample(m, "cuzk_device_memory_plan_bytes{ordinal=\"0\",name=\"NVIDIA H200\",use=\"available\"} 900\n"));
   EXPECT_NE(m.find("cuzk_input_bytes 12345\n"), std::string::npos);
+  EXPECT_TRUE(has_sample(m, "cuzk_device_busy_seconds_total{ordinal=\"0\",name=\"NVIDIA H200\"} 2.5\n"));
+  EXPECT_NE(m.find("\ncuzk_param_files_refused_total 2\n"), std::string::npos);
+  // Per kind: the snapshot's kinds, and every Filecoin kind from the start (at 0).
+  EXPECT_TRUE(has_sample(m, "cuzk_kind_proofs_completed_total{kind=\"winning-post\"} 3\n"));
+  EXPECT_TRUE(has_sample(m, "cuzk_kind_proofs_failed_total{kind=\"winning-post\"} 1\n"));
+  EXPECT_TRUE(has_sample(m, "cuzk_kind_proofs_completed_total{kind=\"synthetic\"} 1\n"));
+  for (const char* kind : {"winning-post", "window-post", "snap-deals"}) {
+    EXPECT_TRUE(has_sample(m, fmt::format("cuzk_kind_jobs{{kind=\"{}\",state=\"pending\"}} 0\n", kind))) << kind;
+    EXPECT_TRUE(has_sample(m, fmt::format("cuzk_kind_jobs{{kind=\"{}\",state=\"in_progress\"}} 0\n", kind))) << kind;
+  }
+  for (const char* kind : {"porep", "window-post", "snap-deals"}) {
+    EXPECT_TRUE(has_sample(m, fmt::format("cuzk_kind_proofs_completed_total{{kind=\"{}\"}} 0\n", kind))) << kind;
+    EXPECT_TRUE(has_sample(m, fmt::format("cuzk_kind_proofs_failed_total{{kind=\"{}\"}} 0\n", kind))) << kind;
+    EXPECT_TRUE(has_sample(m, fmt::format("cuzk_kind_proof_duration_seconds_count{{kind=\"{}\"}} 0\n", kind))) << kind;
+  }
+  // The alerts' threshold (packaging/prometheus/cuzk-alerts.yml): WinningPoSt within 5 s.
+  EXPECT_TRUE(has_sample(m, "cuzk_kind_proof_duration_seconds_bucket{kind=\"winning-post\",le=\"5\"} 1\n"));
+  EXPECT_TRUE(has_sample(m, "cuzk_kind_proof_duration_seconds_count{kind=\"winning-post\"} 2\n"));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Constraint systems over a proving assignment for the tests that parallel-section synthesis
 // equals serial synthesis: SerialOnly takes no sections (the reference), CountingSections takes
 // them and counts how many were opened; expect_same_assignment compares the two results;
-// expect_witness_path_equals_full checks a circuit's witness-only synthesis against its full one.
+// expect_witness_path_equals_full checks a circuit's witness-only synthesis against its full one
+// (and its recording in parallel sections against the serial one).
 #pragma once
 
 #include <memory>
@@ -43,6 +44,7 @@ class CountingSections final : public SerialOnly {
     opened += out.size();
     return out;
   }
+  bool takes_sections() const override { return true; }
   size_t opened = 0;
 };
 
@@ -60,11 +62,29 @@ inline void expect_same_assignment(const r1cs::ProvingAssignment& serial, const 
   EXPECT_EQ(serial.b_input_density().words(), parallel.b_input_density().words());
 }
 
+// The same matrices, coefficient table, counts and densities.
+inline void expect_same_compiled(const r1cs::CompiledCircuit& x, const r1cs::CompiledCircuit& y) {
+  EXPECT_EQ(x.constraints, y.constraints);
+  EXPECT_EQ(x.inputs, y.inputs);
+  EXPECT_EQ(x.aux, y.aux);
+  EXPECT_TRUE(x.coefficients == y.coefficients);
+  EXPECT_TRUE(x.a == y.a);
+  EXPECT_TRUE(x.b == y.b);
+  EXPECT_TRUE(x.c == y.c);
+  EXPECT_EQ(x.a_aux_density.words(), y.a_aux_density.words());
+  EXPECT_EQ(x.b_input_density.words(), y.b_input_density.words());
+  EXPECT_EQ(x.b_aux_density.words(), y.b_aux_density.words());
+}
+
 // The witness-only synthesis of circuit (with parallel sections and serially) gives the full
 // synthesis' aux and inputs, its compiled matrices times that witness give its a, b and c, and
 // the compiled densities are its densities: so both paths prove the same for the same r and s.
 inline void expect_witness_path_equals_full(const r1cs::Circuit& circuit) {
   const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+  {
+    SCOPED_TRACE("recorded in parallel sections and serially");
+    expect_same_compiled(*compiled, r1cs::compile_circuit(circuit, /*parallel_sections=*/false));
+  }
   r1cs::ProvingAssignment full;
   circuit.synthesize(full);
   full.enforce_input_constraints();

@@ -389,7 +389,7 @@ bool StackedCircuit::synthesize_challenges_in_sections(ConstraintSystem& cs, con
                                                        const AllocatedNum& comm_c, const AllocatedNum& comm_r_last,
                                                        const std::vector<Boolean>& replica_id_bits) const {
   const size_t n = challenges_.size(), layers = info_->layers, per = layers + 2;
-  if (!cs.has_values()) return false;  // shape recorders take no sections anyway
+  if (!cs.takes_sections()) return false;
   const PartShapes& ps = part_shapes(*info_);
   std::vector<r1cs::SectionShape> shapes;
   shapes.reserve(n * per);

@@ -172,8 +172,8 @@ void FallbackPoStCircuit::synthesize(ConstraintSystem& cs) const {
 }
 
 bool FallbackPoStCircuit::synthesize_sectors_in_sections(ConstraintSystem& cs) const {
-  // Shape recorders take no sections, and one sector gains nothing from them.
-  if (!cs.has_values() || sectors_.size() < 2) return false;
+  // One sector gains nothing from sections.
+  if (!cs.takes_sections() || sectors_.size() < 2) return false;
   // Every sector has the shape of a blank one.
   r1cs::ShapeCounter counter;
   synthesize_sector(counter, params_, FallbackPoStSectorWitness::blank(params_));

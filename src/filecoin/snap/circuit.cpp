@@ -173,9 +173,9 @@ r1cs::SectionShape challenge_shape(const EmptySectorUpdateParams& p, ChallengeSy
 void synthesize_challenges(ConstraintSystem& cs, const EmptySectorUpdateParams& p, const ChallengeInputs& in,
                            const std::vector<UpdateChallengeWitness>& ws, bool check_values, ChallengeSynthesis one) {
   const size_t n = in.c_bits.size();
-  // Shape recorders take no sections, and one challenge gains nothing from them. The prefix's
-  // variables were allocated before the sections open, so every section may read them.
-  if (cs.has_values() && n >= 2) {
+  // One challenge gains nothing from sections. The prefix's variables were allocated before the
+  // sections open, so every section may read them.
+  if (cs.takes_sections() && n >= 2) {
     const std::vector<r1cs::SectionShape> shapes(n, challenge_shape(p, one));
     auto sections = cs.open_sections(shapes);
     if (!sections.empty()) {

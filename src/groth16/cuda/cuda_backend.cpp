@@ -199,7 +199,8 @@ class CudaBackend final : public ProverBackend {
       pa.compute_abc();
     }
     if (matrices) {
-      abc_on_device(*domain, *matrices, pa, v, t);
+      abc_on_device(*domain, *matrices, pa, prepared.get(), v, t);
+      prepared.reset();  // aux has landed: its locks go with the assignment's preparation
       t.h_ntt = seconds_since(t0) - t.abc;
       pa.release_abc();
       t0 = Clock::now();
@@ -251,7 +252,9 @@ class CudaBackend final : public ProverBackend {
   void prepare_assignment(r1cs::ProvingAssignment& pa) override {
     if (pa.abc_prepared()) return;
     // Small vectors (a, b and c are equally long) go through the staging pool about as fast.
-    if (pa.a().size() * sizeof(Fr) < kMinPinnedBytes) return;
+    // A witness-only assignment has no a/b/c yet: its aux is what goes up (abc_on_device).
+    const size_t bytes = (pa.abc_pending() ? pa.num_aux() : pa.a().size()) * sizeof(Fr);
+    if (bytes < kMinPinnedBytes) return;
     // cudaHostRegister needs the runtime on this (synthesis) thread; best effort, as documented.
     if (cudaSetDevice(device_) != cudaSuccess) {
       cudaGetLastError();
@@ -481,12 +484,12 @@ class CudaBackend final : public ProverBackend {
   // each computed into the vector the H polynomial transforms (b first, as in
   // h_polynomial_of_abc). t.abc: the upload and the products, as the stream ran them.
   void abc_on_device(const ntt::cuda::DeviceDomain& domain, const r1cs::cuda::DeviceCompiledCircuit& matrices,
-                     r1cs::ProvingAssignment& pa, const ProofVectors& v, ProveTimings& t) {
+                     r1cs::ProvingAssignment& pa, const PreparedAbc* prepared, const ProofVectors& v, ProveTimings& t) {
     pa.check_matches_compiled();
     using M = r1cs::cuda::DeviceCompiledCircuit::Matrix;
     const size_t n = domain.size();
     const auto t0 = Clock::now();
-    upload_witness(pa, v);
+    upload_witness(pa, v, prepared);
     inject_launch_error("compiled circuit products");
     matrices.product(M::kB, v.aux, v.b, n, stream_);
     matrices.product(M::kA, v.aux, v.a, n, stream_);
@@ -514,8 +517,11 @@ class CudaBackend final : public ProverBackend {
       upload_witness(pa, v);
     });
   }
-  void upload_witness(const r1cs::ProvingAssignment& pa, const ProofVectors& v) {
-    pool_.upload(v.aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), upload_stream_);
+  // aux goes by DMA where prepare_assignment page-locked it (a witness-only assignment's), else
+  // through the staging pool.
+  void upload_witness(const r1cs::ProvingAssignment& pa, const ProofVectors& v, const PreparedAbc* prepared = nullptr) {
+    bool dma_from_locked = false;
+    upload(v.aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), prepared, dma_from_locked);
     pool_.upload(v.inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
     check(cudaStreamSynchronize(upload_stream_), "witness upload");
   }

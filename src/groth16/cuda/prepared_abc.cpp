@@ -33,8 +33,13 @@ void prepare_abc(r1cs::ProvingAssignment& pa, const std::shared_ptr<std::atomic<
                  const std::shared_ptr<CompactCopies>& copies) {
   auto prepared = std::make_shared<PreparedAbc>(counter, copies);
   const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
+  for (int i = 0; i < 3; i++) prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
+  if (pa.abc_pending()) {
+    prepared->locks.lock(pa.aux().data(), pa.aux().size() * sizeof(Fr));
+    pa.set_abc_preparation(std::move(prepared));
+    return;
+  }
   for (int i = 0; i < 3; i++) {
-    prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
     CompactCopies::Copy copy = copies->take(i);
     if (copies->fill(copy, *vectors[i])) {
       prepared->compact[i].emplace(std::move(copy));

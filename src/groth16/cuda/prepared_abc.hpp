@@ -34,13 +34,15 @@ class PreparedAbc final : public r1cs::AbcPreparation {
   std::shared_ptr<CompactCopies> copies_;
   std::pair<const Fr*, size_t> source[3];         // a, b, c as they were prepared
   std::optional<CompactCopies::Copy> compact[3];  // a, b, c's compact copies, where they pay
-  PieceLocks locks;                               // on a, b, c themselves where not compact
+  PieceLocks locks;                               // on a, b, c themselves where not compact (or aux)
 };
 
 // The preparation of pa's a, b and c (pa.set_abc_preparation): compact copies taken from
 // `copies` and refilled where a vector is mostly 0/1, page-locks (counted in `counter`) on the
-// others. The caller has made the device current and checked that the vectors are worth it.
-// Throws what the copies' allocation throws (then nothing is kept).
+// others. A witness-only assignment (pa.abc_pending(): a, b and c are made on the device) has its
+// aux page-locked instead, which the device reads by DMA before the products. The caller has made
+// the device current and checked that the vectors are worth it. Throws what the copies'
+// allocation throws (then nothing is kept).
 void prepare_abc(r1cs::ProvingAssignment& pa, const std::shared_ptr<std::atomic<size_t>>& counter,
                  const std::shared_ptr<CompactCopies>& copies);
 

@@ -314,12 +314,12 @@
     $('abc-kept-bytes').textContent = bytes(b.abc_kept_bytes);
   }
 
-  // Busy share of device i between two samples about `span` ms apart (its workers' prove_start
-  // time over wall time times workers).
-  function busyShare(i, workers, a, b) {
+  // Busy share of device i between two samples: the growth of its busy_seconds (time with a
+  // partition in prove_start, overlapping ones counted once) over wall time.
+  function busyShare(i, a, b) {
     const dt = (b.t - a.t) / 1000;
     if (!(dt > 0) || a.gpu_busy[i] == null || b.gpu_busy[i] == null) return null;
-    return Math.max(0, Math.min(1, (b.gpu_busy[i] - a.gpu_busy[i]) / (dt * workers)));
+    return Math.max(0, Math.min(1, (b.gpu_busy[i] - a.gpu_busy[i]) / dt));
   }
 
   function meterRow(label, fraction, value, color) {
@@ -337,17 +337,16 @@
     const cards = [];
     const n = state.samples.length;
     st.devices.forEach((d, i) => {
-      const workers = Math.max(1, d.workers || 1);
       const card = node('div', { class: 'gpu', 'data-device': d.ordinal });
       // The CPU backend is a device of its own (ordinal -1).
       card.appendChild(node('div', { class: 'title' }, d.ordinal < 0 ? `${d.name} (CPU backend)` : `GPU ${d.ordinal}: ${d.name}`));
       // Busy share over the last ~5 s of samples, and over the window as a sparkline.
       const back = state.samples[Math.max(0, n - 6)];
-      const share = n >= 2 ? busyShare(i, workers, back, state.samples[n - 1]) : null;
+      const share = n >= 2 ? busyShare(i, back, state.samples[n - 1]) : null;
       card.appendChild(meterRow('busy', share, share == null ? '–' : Math.round(100 * share) + ' %', '#2563eb'));
       const times = [], shares = [];
       for (let k = 1; k < n; k++) {
-        const v = busyShare(i, workers, state.samples[k - 1], state.samples[k]);
+        const v = busyShare(i, state.samples[k - 1], state.samples[k]);
         if (v != null) {
           times.push(state.samples[k].t);
           shares.push(v);

@@ -82,6 +82,10 @@ struct PipelineBenchArgs {
   std::string urgent;
   double urgent_every_s = 5;
   std::string urgent_admission = "beside";
+  // Only the kind's compiled circuit (engine.witness_synthesis' matrices): recorded into
+  // params_dir/compiled where the engine reads it (in parallel sections, and once more serially
+  // to compare: time, equality), then read again; no proof.
+  bool compile_only = false;
 };
 
 int run_pipeline_bench(const PipelineBenchArgs& args);

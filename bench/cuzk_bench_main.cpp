@@ -125,6 +125,10 @@ int main(int argc, char** argv) {
       ->add_option("--witness-synthesis", pipe.witness_synthesis,
                    "auto (witness-only when the backend is a GPU), on or off (a/b/c on the host)")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  pipe_cmd->add_flag("--compile-only", pipe.compile_only,
+                     "Only record the kind's compiled circuit (witness-only synthesis' matrices) into "
+                     "--param-cache-dir/compiled, where the engine reads it: in parallel sections and serially "
+                     "(times, checked equal), then read again; no proof");
   pipe_cmd->add_option("--timeline", pipe.timeline,
                        "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");
   pipe_cmd->add_flag("--log-events", pipe.log_events, "log one line per buffer-tracker event");

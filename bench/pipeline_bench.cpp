@@ -15,11 +15,13 @@
 #include <spdlog/spdlog.h>
 #include <string>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <thread>
 #include <unistd.h>
 
 #include "bench/commands.hpp"
 #include "circuits/synthetic.hpp"
+#include "engine/compiled_circuits.hpp"
 #include "engine/engine.hpp"
 #include "filecoin/generators/sparse_post_sector.hpp"
 #include "filecoin/generators/sparse_sector_update.hpp"
@@ -29,6 +31,7 @@
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "kinds/filecoin_kinds.hpp"
+#include "r1cs/compiled_circuit_file.hpp"
 #include "r1cs/proving_assignment.hpp"
 #include "util/elapsed.hpp"
 
@@ -292,6 +295,61 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
 
 }  // namespace
 
+// One partition's synthesis of an input as a circuit, for the recorder.
+class PartitionZero final : public r1cs::Circuit {
+ public:
+  explicit PartitionZero(const engine::ProofInput& input) : input_(input) {}
+  void synthesize(r1cs::ConstraintSystem& cs) const override { input_.synthesize(0, cs); }
+
+ private:
+  const engine::ProofInput& input_;
+};
+
+// --compile-only: the kind's compiled circuit recorded where the engine reads it, in parallel
+// sections (all threads) and serially, checked equal, and read again.
+int compile_only(const PipelineBenchArgs& a, const engine::ProofInput& input) {
+  const std::string param_id = input.param_id();
+  const auto path = engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id);
+  const std::string id = engine::CompiledCircuits::circuit_id(param_id);
+  const PartitionZero circuit(input);
+  std::printf("compiled circuit of %s (%s), %u threads\n\n| step | s | note |\n|---|---|---|\n",
+              input.describe().c_str(), input.kind().c_str(), tbb::this_task_arena::max_concurrency());
+  auto t = Clock::now();
+  const r1cs::CompiledCircuit sections = r1cs::compile_circuit(circuit);
+  const double in_sections = seconds_since(t);
+  char shape[200];
+  std::snprintf(shape, sizeof shape, "%zu constraints, %zu aux, nonzeros A %zu B %zu C %zu, %zu coefficients, %.2f GiB",
+                sections.constraints, sections.aux, sections.a.nonzeros(), sections.b.nonzeros(), sections.c.nonzeros(),
+                sections.coefficients.size(), double(sections.bytes()) / double(1 << 30));
+  std::printf("| recorded in parallel sections | %.3f | %s |\n", in_sections, shape);
+  std::fflush(stdout);
+  t = Clock::now();
+  std::filesystem::create_directories(path.parent_path());
+  r1cs::write_compiled_circuit(path, id, sections);
+  std::printf("| written | %.3f | %s |\n", seconds_since(t), path.string().c_str());
+  t = Clock::now();
+  bool same = false;
+  {
+    const r1cs::CompiledCircuit read = r1cs::read_compiled_circuit(path, id);
+    std::printf("| read again (checksum, every index checked) | %.3f | |\n", seconds_since(t));
+    same = read.a == sections.a && read.b == sections.b && read.c == sections.c &&
+           read.coefficients == sections.coefficients;
+  }
+  std::fflush(stdout);
+  t = Clock::now();
+  const r1cs::CompiledCircuit serial = r1cs::compile_circuit(circuit, /*parallel_sections=*/false);
+  const double serially = seconds_since(t);
+  same = same && serial.constraints == sections.constraints && serial.aux == sections.aux &&
+         serial.inputs == sections.inputs && serial.coefficients == sections.coefficients && serial.a == sections.a &&
+         serial.b == sections.b && serial.c == sections.c &&
+         serial.a_aux_density.words() == sections.a_aux_density.words() &&
+         serial.b_aux_density.words() == sections.b_aux_density.words() &&
+         serial.b_input_density.words() == sections.b_input_density.words();
+  std::printf("| recorded serially (one thread's work) | %.3f | %s |\n", serially,
+              same ? "equal to the parallel recording and to the file" : "DIFFERS");
+  return same ? 0 : 1;
+}
+
 int run_pipeline_bench(const PipelineBenchArgs& a) {
   if (!a.log_events) spdlog::set_level(spdlog::level::warn);
   std::vector<engine::Policy> policies;
@@ -313,6 +371,13 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench pipeline: %s\n", e.what());
     return 2;
+  }
+  if (a.compile_only) {
+    if (porep.empty()) {
+      std::fprintf(stderr, "cuzk-bench pipeline: --compile-only takes --proof or --update\n");
+      return 2;
+    }
+    return compile_only(a, *porep[0]);
   }
   if (!porep.empty()) {
     std::printf("engine pipeline, backend %s: %u %s job(s) of %s (%u partition(s) each)%s\n\n", a.backend.c_str(),

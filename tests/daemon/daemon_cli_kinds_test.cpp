@@ -167,6 +167,11 @@ TEST(DaemonCliKindsTest, PoStProofsFromVanillaFilesVerify) {
   EXPECT_TRUE(verifies(winning_key, winning_proof, fc::fallback_post_public_inputs(winning.params, r, pub_win, 0)));
   EXPECT_FALSE(
       verifies(winning_key, winning_proof, fc::fallback_post_public_inputs(winning.params, other, pub_win, 0)));
+  // The status page's WinningPoSt chart has that proof's latency (the daemon's job-end hook).
+  const auto history = nlohmann::json::parse(d.http_get("/status/history"));
+  ASSERT_EQ(history["winning_post"].size(), 1u) << history.dump();
+  EXPECT_EQ(history["winning_post"][0]["state"], "succeeded");
+  EXPECT_GT(history["winning_post"][0]["seconds"].get<double>(), 0.0);
 
   // The daemon refuses openings of another randomness at submit: 3, with its reason.
   EXPECT_EQ(run_cli({"--addr", d.addr(), "prove", "window-post", "--vanilla", s0, "--vanilla", s1, "--registered-proof",

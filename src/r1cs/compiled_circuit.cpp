@@ -28,17 +28,7 @@ void CompiledCircuit::evaluate(const SparseRows& m, std::span<const Fr> in, std:
       for (uint32_t e = m.row_start[row]; e != m.row_start[row + 1]; e++) {
         const uint32_t col = m.column[e];
         const Fr& value = col < aux_count ? w[col] : in[col - aux_count];
-        const uint16_t k = m.coeff[e];
-        // The cases of ProvingAssignment's evaluation, for its speed (the sums are equal anyway).
-        if (k == kPlusOne) {
-          acc += value;
-        } else if (k == kMinusOne) {
-          acc -= value;
-        } else if (value == kOne) {
-          acc += table[k];
-        } else if (!value.is_zero()) {
-          acc += value * table[k];
-        }
+        add_entry(acc, value, m.coeff[e], table, kOne);
       }
       out[row] = acc;
     }

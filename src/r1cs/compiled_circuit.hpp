@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "ff/hd.hpp"
 #include "r1cs/constraint_system.hpp"
 #include "r1cs/density.hpp"
 #include "r1cs/fr_vector.hpp"
@@ -37,6 +38,22 @@ struct SparseRows {
 struct CompiledCircuit {
   // Entry coefficients 1 and -1 have these indices (the evaluation adds or subtracts them).
   static constexpr uint16_t kPlusOne = 0, kMinusOne = 1;
+
+  // One entry of a row's product, the rule of the CPU and the device products alike: acc plus
+  // coefficient k times value, where 1 and -1 add and subtract, and a coefficient times a 1 (a
+  // bit, as packings' powers of two meet) is the coefficient. one: the field's 1.
+  template <class F>
+  CUZK_HD_INLINE static void add_entry(F& acc, const F& value, uint16_t k, const F* table, const F& one) {
+    if (k == kPlusOne) {
+      acc = acc + value;
+    } else if (k == kMinusOne) {
+      acc = acc - value;
+    } else if (value == one) {
+      acc = acc + table[k];
+    } else if (!value.is_zero()) {
+      acc = acc + value * table[k];
+    }
+  }
 
   size_t constraints = 0;  // including the input constraints the prover appends
   size_t inputs = 0;       // including ONE

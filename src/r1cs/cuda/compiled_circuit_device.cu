@@ -11,9 +11,8 @@ using cuzk::cuda::check;
 
 constexpr unsigned kThreads = 256;
 
-// One thread per row, grid-stride; rows past the matrix are the domain's zero padding. The cases
-// are CompiledCircuit::evaluate's (1 and -1 add and subtract; a coefficient times a 1 is the
-// coefficient).
+// One thread per row, grid-stride; rows past the matrix are the domain's zero padding; each entry
+// by CompiledCircuit::add_entry, as on the CPU.
 __global__ void __launch_bounds__(kThreads)
     product_kernel(const uint32_t* row_start, const uint32_t* column, const uint16_t* coeff, const Fr* table,
                    const Fr* witness, size_t rows, size_t n, Fr* out, Fr one) {
@@ -22,17 +21,7 @@ __global__ void __launch_bounds__(kThreads)
     if (row < rows) {
       const uint32_t end = row_start[row + 1];
       for (uint32_t e = row_start[row]; e != end; e++) {
-        const Fr value = witness[column[e]];
-        const uint16_t k = coeff[e];
-        if (k == CompiledCircuit::kPlusOne) {
-          acc = acc + value;
-        } else if (k == CompiledCircuit::kMinusOne) {
-          acc = acc - value;
-        } else if (value == one) {
-          acc = acc + table[k];
-        } else if (!value.is_zero()) {
-          acc = acc + value * table[k];
-        }
+        CompiledCircuit::add_entry(acc, witness[column[e]], coeff[e], table, one);
       }
     }
     out[row] = acc;

@@ -257,7 +257,9 @@ void buffer_lines(const json& doc, size_t width, std::vector<std::string>& out) 
       std::string classes;
       const json& bytes = member(s, "bytes");
       if (bytes.is_object()) {
-        for (const auto& [cls, v] : bytes.items()) {
+        for (const auto& item : bytes.items()) {
+          const std::string& cls = item.key();  // not a structured binding: clang 14 cannot capture one
+          const json& v = item.value();
           const double n = v.is_number() ? v.get<double>() : 0;
           auto it = std::find_if(by_class.begin(), by_class.end(), [&](const auto& c) { return c.first == cls; });
           if (it == by_class.end()) it = by_class.insert(by_class.end(), {cls, 0.0});

@@ -103,6 +103,59 @@ TEST(CompiledCircuitTest, AnotherShapeIsRefusedByTheWitnessPath) {
   EXPECT_THROW(r1cs::ProvingAssignment(nullptr), std::invalid_argument);
 }
 
+// Two sections that close out of order (the second first), each using a variable allocated
+// before they opened, its own, an input and a coefficient of its own; fault 1: the first closes
+// a constraint short; fault 2: it uses an aux variable of its range not yet allocated.
+struct SectionedCircuit : r1cs::Circuit {
+  int fault = 0;
+  void synthesize(r1cs::ConstraintSystem& cs) const override {
+    const Variable in = cs.alloc_input("in", Fr::from_u64(9));
+    const Variable x = cs.alloc("x", Fr::from_u64(2));
+    auto part = [&](r1cs::ConstraintSystem& s, uint64_t k) {
+      const Fr y_value = Fr::from_u64(k + 5);
+      const Variable y = s.alloc("y", y_value);
+      if (fault == 2 && k == 0) {
+        s.enforce("ahead", LC(Variable::aux(y.index + 1)), x, x);  // z, not yet allocated
+        return;
+      }
+      const Variable z = s.alloc("z", y_value * Fr::from_u64(2));
+      s.enforce("z = x y", LC(x), LC(y), LC(z));
+      if (fault == 1 && k == 0) return;
+      s.enforce("scaled", LC(y).add(in, Fr::from_u64(k + 7)), Variable::one(), LC(y).add(in, Fr::from_u64(k + 7)));
+    };
+    const r1cs::SectionShape shapes[2] = {{2, 2, 0}, {2, 2, 0}};
+    auto sections = cs.open_sections(shapes);
+    if (sections.empty()) {
+      part(cs, 0);
+      part(cs, 1);
+      return;
+    }
+    part(*sections[1], 1);
+    sections[1]->close();
+    part(*sections[0], 0);
+    sections[0]->close();
+  }
+};
+
+TEST(CompiledCircuitTest, SectionsRecordTheSerialMatricesOrAreRefused) {
+  test::expect_witness_path_equals_full(SectionedCircuit{});  // parallel and serial recordings equal too
+  const CompiledCircuit cc = r1cs::compile_circuit(SectionedCircuit{});
+  EXPECT_EQ(cc.constraints, 6u);  // two a section, and the input constraints of ONE and in
+  EXPECT_EQ(cc.coefficients.size(), 4u) << "1, -1, and each section's own";
+  for (int fault : {1, 2}) {
+    SectionedCircuit bad;
+    bad.fault = fault;
+    try {
+      r1cs::compile_circuit(bad);
+      ADD_FAILURE() << "fault " << fault << " recorded";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find(fault == 1 ? "closed with 1 constraints" : "does not exist"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(CompiledCircuitTest, FileRoundTripsAndRefusesWhatItCannotUse) {
   const auto dir = temp_dir("file");
   const circuits::SyntheticCircuit circuit(1 << 10, 8, {}, test::run_seed());

@@ -200,7 +200,10 @@ class CudaBackend final : public ProverBackend {
     }
     if (matrices) {
       abc_on_device(*domain, *matrices, pa, prepared.get(), v, t);
-      prepared.reset();  // aux has landed: its locks go with the assignment's preparation
+      // aux has landed: its locks go with the assignment's preparation, which release_abc hands
+      // to the sink (the engine's deallocation thread unlocks aux there, before the partition's
+      // own free, posted later to the same thread).
+      prepared.reset();
       t.h_ntt = seconds_since(t0) - t.abc;
       pa.release_abc();
       t0 = Clock::now();

@@ -27,6 +27,7 @@ namespace {
 
 namespace v1 = cuzk::v1;
 using cuzk::test::DaemonProcess;
+using cuzk::test::eventually;
 using cuzk::test::synthetic_request;
 using namespace std::chrono_literals;
 
@@ -67,17 +68,6 @@ nlohmann::json listed_job(const nlohmann::json& status, const std::string& id) {
   return nullptr;
 }
 
-// Polls until ready() or the deadline; the slow CI machine gets time, a fast one no sleep.
-template <class F>
-bool wait_for(F ready, std::chrono::seconds limit = 60s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < until) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return ready();
-}
-
 TEST(DaemonStatusPageTest, RoutesShowARealJobAndItsTrace) {
   DaemonProcess d;
   ASSERT_FALSE(testing::Test::HasFailure());
@@ -113,7 +103,7 @@ TEST(DaemonStatusPageTest, RoutesShowARealJobAndItsTrace) {
 
   // The history samples once a second from the start.
   nlohmann::json history;
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(eventually([&] {
     history = nlohmann::json::parse(d.http_get("/status/history"));
     return history["samples"].size() >= 2;
   })) << history.dump();
@@ -184,7 +174,7 @@ TEST(DaemonStatusPageTest, BrowserShowsTheJobInFlight) {
   submit(d, synthetic_request(4096, 2, "page-cancelled"));
   cancel(d, "page-cancelled");
   nlohmann::json status;
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(eventually([&] {
     status = nlohmann::json::parse(d.http_get("/status"));
     const auto job = listed_job(status, "page-running");
     return !job.is_null() && job["state"] == "running" && status["buffers"]["tracked_bytes"].get<int64_t>() > 0 &&

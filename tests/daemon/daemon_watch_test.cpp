@@ -27,6 +27,7 @@ namespace {
 
 namespace v1 = cuzk::v1;
 using cuzk::test::DaemonProcess;
+using cuzk::test::eventually;
 using namespace std::chrono_literals;
 
 // A job that keeps the daemon's one synthesis worker busy for far longer than the tests watch it
@@ -55,17 +56,6 @@ std::string slurp(const std::string& path) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-// Polls until pred() holds or `patience` passes.
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds patience = 60s) {
-  const auto deadline = std::chrono::steady_clock::now() + patience;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return pred();
 }
 
 // A tmux server of the test's own (its socket in the daemon's directory, no configuration read),

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <thread>
 #include <vector>
 
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -59,5 +60,17 @@ cuzk::v1::ProveRequest prove_request(const cuzk::v1::SubmitProofRequest& submit)
 // returned) and returns its exit code; its stdout goes to *out when given.
 int run_program(const std::vector<std::string>& argv, std::string* out = nullptr,
                 std::chrono::seconds timeout = std::chrono::seconds(300));
+
+// Polls until ready() holds or `patience` passes (then asks once more): a slow CI machine gets
+// time, a fast one no sleep.
+template <class Ready>
+bool eventually(Ready ready, std::chrono::seconds patience = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ready();
+}
 
 }  // namespace cuzk::test

@@ -332,19 +332,13 @@ int compile_only(const PipelineBenchArgs& a, const engine::ProofInput& input) {
   {
     const r1cs::CompiledCircuit read = r1cs::read_compiled_circuit(path, id);
     std::printf("| read again (checksum, every index checked) | %.3f | |\n", seconds_since(t));
-    same = read.a == sections.a && read.b == sections.b && read.c == sections.c &&
-           read.coefficients == sections.coefficients;
+    same = read == sections;
   }
   std::fflush(stdout);
   t = Clock::now();
   const r1cs::CompiledCircuit serial = r1cs::compile_circuit(circuit, /*parallel_sections=*/false);
   const double serially = seconds_since(t);
-  same = same && serial.constraints == sections.constraints && serial.aux == sections.aux &&
-         serial.inputs == sections.inputs && serial.coefficients == sections.coefficients && serial.a == sections.a &&
-         serial.b == sections.b && serial.c == sections.c &&
-         serial.a_aux_density.words() == sections.a_aux_density.words() &&
-         serial.b_aux_density.words() == sections.b_aux_density.words() &&
-         serial.b_input_density.words() == sections.b_input_density.words();
+  same = same && serial == sections;
   std::printf("| recorded serially (one thread's work) | %.3f | %s |\n", serially,
               same ? "equal to the parallel recording and to the file" : "DIFFERS");
   return same ? 0 : 1;

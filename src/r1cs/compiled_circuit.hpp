@@ -63,6 +63,7 @@ struct CompiledCircuit {
   // As ProvingAssignment tracks them: a bit per aux variable (inputs) that occurs in A's (B's)
   // rows with a nonzero coefficient.
   DensityTracker a_aux_density, b_input_density, b_aux_density;
+  friend bool operator==(const CompiledCircuit&, const CompiledCircuit&) = default;
 
   // Host bytes held (the matrices, the table and the densities).
   size_t bytes() const;

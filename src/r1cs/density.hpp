@@ -51,6 +51,7 @@ class DensityTracker {
   size_t count_ones() const { return ones_; }
   const std::vector<uint64_t>& words() const { return words_; }
   size_t bytes() const { return words_.capacity() * sizeof(uint64_t); }
+  friend bool operator==(const DensityTracker&, const DensityTracker&) = default;
 
  private:
   void or_word(size_t at, uint64_t bits) {

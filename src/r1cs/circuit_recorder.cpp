@@ -50,6 +50,20 @@ class RowRecorder {
     record(c, lc, Query::kC, column);
   }
 
+  // The index of coeff in this recorder's table (added when new).
+  uint16_t coefficient_index(const Fr& coeff) {
+    auto [it, added] = index_.try_emplace(coeff, uint16_t(0));
+    if (added) {
+      if (coefficients.size() > std::numeric_limits<uint16_t>::max()) {
+        index_.erase(it);
+        throw std::length_error("compiled circuit: more than 65,536 distinct coefficients");
+      }
+      it->second = uint16_t(coefficients.size());
+      coefficients.push_back(coeff);
+    }
+    return it->second;
+  }
+
   SparseRows a, b, c;
   std::vector<Fr> coefficients;
 
@@ -88,21 +102,6 @@ class RowRecorder {
     m.row_start.push_back(uint32_t(m.column.size()));
   }
 
- public:
-  uint16_t coefficient_index(const Fr& coeff) {
-    auto [it, added] = index_.try_emplace(coeff, uint16_t(0));
-    if (added) {
-      if (coefficients.size() > std::numeric_limits<uint16_t>::max()) {
-        index_.erase(it);
-        throw std::length_error("compiled circuit: more than 65,536 distinct coefficients");
-      }
-      it->second = uint16_t(coefficients.size());
-      coefficients.push_back(coeff);
-    }
-    return it->second;
-  }
-
- private:
   struct Term {
     uint32_t col;
     Fr coeff;

@@ -125,6 +125,8 @@ int main(int argc, char** argv) {
       ->add_option("--witness-synthesis", pipe.witness_synthesis,
                    "auto (witness-only when the backend is a GPU), on or off (a/b/c on the host)")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  pipe_cmd->add_flag("!--keep-host-parameters", pipe.release_host_parameters,
+                     "keep each parameter set's host copy beside the device's (engine.release_host_parameters off)");
   pipe_cmd->add_flag("--compile-only", pipe.compile_only,
                      "Only record the kind's compiled circuit (witness-only synthesis' matrices) into "
                      "--param-cache-dir/compiled, where the engine reads it: in parallel sections and serially "

@@ -110,6 +110,26 @@ void Engine::Impl::charge_idle_host_memory(uint64_t* from, uint64_t* to, uint64_
   }
 }
 
+void Engine::Impl::charge_released_parameters() {
+  uint64_t released = 0, device = 0;
+  {
+    std::lock_guard lock(idle_charge_mutex);  // read under it: a stale sum must not undo a newer one
+    for (auto& d : devices) {
+      released += d->backend->released_host_bytes();
+      device += d->backend->resident_bytes();
+    }
+    if (released == released_credit) return;
+    if (released > released_credit) {
+      budget.release(released - released_credit);
+    } else {
+      budget.force_reserve(released_credit - released);
+    }
+    released_credit = released;
+  }
+  tracker.set_parameters_bytes(params.resident_bytes() - int64_t(released), int64_t(device),
+                               "parameters' host copy given back or written back");
+}
+
 void Engine::Impl::trim_backends() {
   for (auto& d : devices) d->backend->trim_host_memory();
   charge_idle_host_memory();

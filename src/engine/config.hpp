@@ -73,6 +73,10 @@ struct EngineConfig {
   // Device memory each CUDA backend plans with (groth16::CudaBackendOptions::device_memory_bytes):
   // 0 = the whole card; less leaves the rest to other processes, or proves as a smaller card would.
   uint64_t device_memory_limit = 0;
+  // With one CUDA device: a parameter set's host copy goes back to the OS once the device holds
+  // all its bases (groth16::CudaBackendOptions::release_host_bases), so the host budget holds it
+  // once; written back from the device when it must be read again.
+  bool release_host_parameters = true;
   unsigned finalizer_threads = 1;
   // Capacity of the GPU queue in partitions (synthesized partitions waiting for a GPU worker)
   // under the budget policy; the budget, not this, is the real bound there.

@@ -101,11 +101,15 @@ Engine::Impl::Impl(EngineConfig cfg)
           config.param_cache_dir, config.allow_synthetic_setup, budget,
           [this](const ParamSet& set) {
             for (auto& d : devices) d->backend->release_parameters(set.params);
+            charge_released_parameters();  // before the manager gives back the set's whole charge
           },
           [this](int64_t host) {
-            int64_t device = 0;
-            for (auto& d : devices) device += int64_t(d->backend->resident_bytes());
-            tracker.set_parameters_bytes(host, device, "parameters resident");
+            int64_t device = 0, released = 0;
+            for (auto& d : devices) {
+              device += int64_t(d->backend->resident_bytes());
+              released += int64_t(d->backend->released_host_bytes());
+            }
+            tracker.set_parameters_bytes(host - released, device, "parameters resident");
           },
           config.make_parameters, config.parameter_sources),
       compiled(config.compiled_dir.empty() ? std::filesystem::path(config.param_cache_dir) / "compiled"
@@ -155,8 +159,11 @@ Engine::Engine(EngineConfig config) {
       if (ids.empty()) throw std::runtime_error("backend cuda: no CUDA device is present");
       for (int id : ids) {
         auto dev = std::make_unique<Device>();
-        dev->backend = groth16::make_cuda_backend(
-            id, {.h_copies = c.gpu_h_copies, .device_memory_bytes = size_t(c.device_memory_limit)});
+        // One device only: another device's backend would upload a set from its host copy.
+        dev->backend =
+            groth16::make_cuda_backend(id, {.h_copies = c.gpu_h_copies,
+                                            .device_memory_bytes = size_t(c.device_memory_limit),
+                                            .release_host_bases = c.release_host_parameters && ids.size() == 1});
         m.devices.push_back(std::move(dev));
       }
     } else {
@@ -434,6 +441,7 @@ void Engine::preload_params(const std::string& param_id) {
       std::unique_lock serial(d->serial, std::defer_lock);
       if (!d->backend->concurrent()) serial.lock();
       d->backend->load_parameters(set->params);
+      m.charge_released_parameters();
     } catch (const std::exception& e) {
       throw EngineError(EngineError::Code::kFailedPrecondition,
                         "parameters '" + param_id + "' could not be loaded on " + d->backend->name() + ": " + e.what());

@@ -177,6 +177,12 @@ struct Engine::Impl {
   // trim_backends frees it all.
   void charge_idle_host_memory(uint64_t* from = nullptr, uint64_t* to = nullptr, uint64_t to_most = 0);
   void trim_backends();
+  // Follows the parameters' host bytes the backends gave back to the OS while their devices hold
+  // the sets (ProverBackend::released_host_bytes): returned to the budget when given back, charged
+  // again (beyond the budget if need be: the memory is in use) when written back or before the
+  // parameter manager releases an evicted set's whole charge; the tracker's host bytes follow.
+  // Called after every backend call that may change them.
+  void charge_released_parameters();
   // What ordinary work leaves free in the budget for urgent work.
   uint64_t urgent_room() const;
   // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.
@@ -205,7 +211,8 @@ struct Engine::Impl {
   PartitionQueue finalize_queue;
   std::vector<std::unique_ptr<Device>> devices;
   std::mutex idle_charge_mutex;
-  uint64_t idle_charged = 0;  // budget bytes charged for the backends' idle host memory
+  uint64_t idle_charged = 0;     // budget bytes charged for the backends' idle host memory
+  uint64_t released_credit = 0;  // parameters' host bytes the backends gave back, returned to the budget
 
   mutable std::mutex mutex;
   std::condition_variable job_ended;

@@ -21,6 +21,7 @@ void Engine::Impl::run_gpu_worker(Device& device, unsigned index) {
     } catch (const std::exception& e) {
       if (p) fail(std::move(p), "prove_start", e.what());
     }
+    charge_released_parameters();  // a set's host copy given back after the proof, or written back for room
   }
 }
 

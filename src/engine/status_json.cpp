@@ -103,6 +103,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"parameters_host_bytes", b.parameters_host_bytes},
         {"compiled_circuit_bytes", b.compiled_circuit_bytes},
         {"parameters_device_bytes", b.parameters_device_bytes},
+        {"parameters_released_bytes", b.parameters_released_bytes},
         {"pinned_pool_bytes", b.pinned_pool_bytes},
         {"abc_pinned_bytes", b.abc_pinned_bytes},
         {"abc_kept_bytes", b.abc_kept_bytes},

@@ -37,6 +37,9 @@ struct TrackerSnapshot {
   std::array<StageCounters, kTrackedStageCount> stages;  // by tracked Stage
   int64_t done_partitions = 0;                           // cumulative, not live
   int64_t parameters_host_bytes = 0, parameters_device_bytes = 0, pinned_pool_bytes = 0;
+  // Parameters' host bytes given back to the OS while a device holds the sets (not in
+  // parameters_host_bytes; groth16::CudaBackendOptions::release_host_bases). Set by snapshots.
+  int64_t parameters_released_bytes = 0;
   // Compiled circuits (A, B, C of each shape proved by the witness-only path) in host memory.
   int64_t compiled_circuit_bytes = 0;
   // a/b/c page-locked by the backends for their uploads (part of the kAbc bytes above, but for

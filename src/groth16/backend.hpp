@@ -54,6 +54,9 @@ class ProverBackend {
   virtual void release_parameters(const Parameters& params) {}
   // Bytes of device memory held for resident parameters (0 on the CPU).
   virtual size_t resident_bytes() const { return 0; }
+  // Host bytes of parameter sets given back to the OS while the device holds them
+  // (CudaBackendOptions::release_host_bases); 0 on the CPU.
+  virtual size_t released_host_bytes() const { return 0; }
   // Page-locked host bytes: the staging buffers uploads go through, and a/b/c (or their compact
   // copies) locked by prepare_assignment and not yet unlocked (in assignments waiting for or on
   // the device, being freed, or kept idle for the next ones). The kernel can neither swap nor
@@ -92,6 +95,13 @@ struct CudaBackendOptions {
   // work on the same card, and to prove as a smaller card would (tests, the benchmark): the plan
   // places the proof's buffers, the bases (streamed when they do not fit) and the copies within it.
   size_t device_memory_bytes = 0;
+  // Give a parameter set's host copy back to the OS once its device holds every base, and write
+  // it back from the device before anything reads it again (streaming for room, a placement
+  // again after new matrices that leave no room for every base): the host then holds no copy of
+  // a set the device holds (released_host_bytes). While this backend holds the set, its host
+  // vectors are this backend's alone (one device: another backend reading them would read
+  // zeros); after release_parameters they stay zeros for the caller to free.
+  bool release_host_bases = false;
 };
 // Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.
 std::unique_ptr<ProverBackend> make_cuda_backend(int device, const CudaBackendOptions& options = {});

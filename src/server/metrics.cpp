@@ -137,6 +137,9 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   m.counter("cuzk_done_partitions_total", "Partitions that left the pipeline.", double(b.done_partitions));
   m.gauge("cuzk_parameters_host_bytes", "Parameter bytes resident in host memory (all sets).",
           double(b.parameters_host_bytes));
+  m.gauge("cuzk_parameters_released_bytes",
+          "Parameter bytes given back to the OS while the device holds the sets (engine.release_host_parameters).",
+          double(b.parameters_released_bytes));
   m.gauge("cuzk_compiled_circuit_bytes",
           "Compiled circuits (A, B, C of the shapes proved witness-only) resident in host memory.",
           double(b.compiled_circuit_bytes));

@@ -34,6 +34,10 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
   t.push_back(size("engine", "device_memory_limit", "--device-memory-limit", field(&EngineConfig::device_memory_limit),
                    "Device memory each GPU's plan uses (proof buffers, then bases, which are streamed from host "
                    "memory when they do not fit, then copies); 0: the whole card"));
+  t.push_back(toggle("engine", "release_host_parameters", "--release-host-parameters",
+                     field(&EngineConfig::release_host_parameters),
+                     "With one GPU: give a parameter set's host copy back to the OS once the device holds all its "
+                     "bases (written back from the device when needed), so the set takes host memory once"));
   t.push_back(count("engine", "finalizer_threads", "--finalizer-threads", field(&EngineConfig::finalizer_threads), 1,
                     1024, "Finalizer threads (B-in-G2 tail, proof assembly, verification)"));
   t.push_back(count("engine", "gpu_queue_capacity", "--gpu-queue-capacity", field(&EngineConfig::gpu_queue_capacity), 1,

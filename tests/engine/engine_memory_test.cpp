@@ -422,5 +422,65 @@ TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
   expect_idle(engine);
 }
 
+// Says it gave a set's host copy back once it proved with it, as the CUDA backend does with
+// release_host_bases (here the pages stay: the CPU proves from them), until release_parameters.
+class ReleasingBackend final : public groth16::ProverBackend {
+ public:
+  std::string name() const override { return "releasing-cpu"; }
+  groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
+                                    const Fr& s, groth16::ProveTimings* t) override {
+    auto out = cpu_->prove_start(params, pa, r, s, t);
+    std::lock_guard lock(mutex_);
+    released_[&params] = params.base_bytes();
+    return out;
+  }
+  void release_parameters(const groth16::Parameters& params) override {
+    std::lock_guard lock(mutex_);
+    released_.erase(&params);
+  }
+  size_t released_host_bytes() const override {
+    std::lock_guard lock(mutex_);
+    size_t sum = 0;
+    for (const auto& [p, bytes] : released_) sum += bytes;
+    return sum;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<const groth16::Parameters*, size_t> released_;
+  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
+};
+
+// A set's host copy given back leaves the budget and the tracker's host bytes (the status and
+// metrics say so), and its charge returns before the set is evicted, so that the eviction gives
+// back no more than was charged.
+TEST(EngineTest, HostCopiesGivenBackLeaveTheBudgetUntilEviction) {
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = cpu_test_config(dir.path);
+  cfg.make_backend = [] { return std::make_unique<ReleasingBackend>(); };
+  Engine engine(cfg);
+  const auto before = engine.submit(synthetic_job(1 << 12, 2, 0, 21));
+  EXPECT_EQ(await_end(engine, before).state, JobState::kSucceeded);
+  auto s = engine.snapshot();
+  ASSERT_EQ(s.params.size(), 1u);
+  const int64_t set_bytes = s.params[0].host_bytes;
+  EXPECT_GT(s.buffers.parameters_released_bytes, set_bytes / 2) << "the bases are most of a set";
+  EXPECT_LT(s.buffers.parameters_released_bytes, set_bytes);
+  EXPECT_EQ(nlohmann::json::parse(snapshot_to_json(s))["buffers"]["parameters_released_bytes"],
+            s.buffers.parameters_released_bytes);
+  expect_idle(engine);  // the budget holds the set less what was given back
+  // A second job with the set proves as before and changes nothing.
+  const auto again = engine.submit(synthetic_job(1 << 12, 2, 0, 21));
+  EXPECT_EQ(await_end(engine, again).state, JobState::kSucceeded);
+  EXPECT_EQ(engine.snapshot().buffers.parameters_released_bytes, s.buffers.parameters_released_bytes);
+  expect_idle(engine);
+  EXPECT_TRUE(engine.evict_params(s.params[0].param_id));
+  s = engine.snapshot();
+  EXPECT_EQ(s.buffers.parameters_released_bytes, 0);
+  EXPECT_EQ(s.buffers.parameters_host_bytes, 0);
+  EXPECT_EQ(s.buffers.budget_used, s.buffers.compiled_circuit_bytes) << "no more and no less than was charged";
+  expect_idle(engine);
+}
+
 }  // namespace
 }  // namespace cuzk::engine

@@ -16,6 +16,7 @@
 #include "groth16/backend.hpp"
 #include "groth16/cuda/device_memory_plan.hpp"
 #include "groth16/cuda/resident_parameters.hpp"
+#include "groth16/fault_injection.hpp"
 #include "groth16/setup.hpp"
 #include "msm/cuda/msm.hpp"
 #include "r1cs/shape.hpp"
@@ -137,6 +138,86 @@ TEST_F(CudaBackendPlanTest, CopiesGiveWayToAnotherSet) {
     backend->release_parameters(first);
     backend->release_parameters(second);
   }
+}
+
+// The partial pages at the ends of a set's five host vectors, which stay.
+constexpr size_t kPartialPages = 5 * 2 * 4096;
+
+// Whether the middle page of a query's points reads as zeros (its pages given back to the OS).
+bool middle_page_given_back(const std::vector<G1Affine>& points) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(points.data());
+  const size_t middle = points.size() * sizeof(G1Affine) / 2 / 4096 * 4096;
+  return std::all_of(bytes + middle, bytes + middle + 4096, [](unsigned char b) { return b == 0; });
+}
+
+// With release_host_bases the host copy goes once the set is on the device, and proofs stay the
+// reference's, also after a device allocation refused once (make_room: H's copies give way to
+// its plain bases, made from copy 0 on the device).
+TEST_F(CudaBackendPlanTest, HostCopyGivenBackOnceTheDeviceHoldsTheSet) {
+  const size_t n = size_t(1) << 16;
+  const circuits::SyntheticCircuit circuit(n - 100, 8, {}, test::run_seed());
+  const Parameters params = pseudo_random_parameters(synthesize(circuit), n, test::run_seed() + 5);
+  const Parameters copy = params;  // the reference's own: params' pages are the tested backend's
+  auto gpu = make_cuda_backend(0, {.release_host_bases = true});
+  auto reference = make_cuda_backend(0, {.h_copies = 1});
+  const Fr r = Fr::from_u64(41), s = Fr::from_u64(43);
+  auto prove_both = [&](const char* what) {
+    auto pa = synthesize(circuit);
+    auto pa_reference = pa;
+    expect_same(gpu->prove_start(params, pa, r, s), reference->prove_start(copy, pa_reference, r, s), what);
+  };
+  gpu->load_parameters(params);
+  EXPECT_GT(gpu->resident_bytes(), params.base_bytes()) << "H gets copies on the whole card";
+  EXPECT_GE(gpu->released_host_bytes() + kPartialPages, params.base_bytes());
+  EXPECT_TRUE(middle_page_given_back(params.l));
+  EXPECT_TRUE(middle_page_given_back(params.h));
+  prove_both("first proof");
+
+  fault_injection::arm(fault_injection::Fault::kDeviceOom, 1);
+  prove_both("after make_room");
+  fault_injection::disarm();
+  EXPECT_EQ(gpu->resident_bytes(), params.base_bytes()) << "H plain now";
+  EXPECT_TRUE(middle_page_given_back(params.h)) << "made on the device, without the host copy";
+  EXPECT_GE(gpu->released_host_bytes() + kPartialPages, params.base_bytes());
+  prove_both("third proof");
+  gpu->release_parameters(params);  // params' host copy stays zeros: it is not read again
+  EXPECT_EQ(gpu->released_host_bytes(), 0u);
+  reference->release_parameters(copy);
+}
+
+// Every path of ResidentParameters that reads a set's host copy again writes it back from the
+// device first, byte for byte: streaming for room (make_room's second step) and a release that
+// places the set again; dropping H's copies does not need it (copy 0 on the device).
+TEST_F(CudaBackendPlanTest, HostCopyIsWrittenBackBeforeItIsRead) {
+  const size_t n = size_t(1) << 16;
+  const circuits::SyntheticCircuit circuit(n - 100, 8, {}, test::run_seed());
+  const Parameters params = pseudo_random_parameters(synthesize(circuit), n, test::run_seed() + 6);
+  const Parameters copy = params;
+  cuda::ResidentParameters resident(0, {.release_host_bases = true}, "test");
+  resident.get(params, 0);
+  resident.release_host_copies();
+  ASSERT_GE(resident.released_host_bytes() + kPartialPages, params.base_bytes());
+  ASSERT_TRUE(middle_page_given_back(params.h));
+  EXPECT_TRUE(resident.host_released(params));
+
+  resident.make_room(0);  // H's copies go: its plain bases from copy 0 on the device
+  EXPECT_TRUE(resident.host_released(params));
+  EXPECT_TRUE(middle_page_given_back(params.h));
+  EXPECT_EQ(resident.bytes(), params.base_bytes());
+  resident.make_room(1);  // every set streamed: from the host copy, written back first
+  EXPECT_FALSE(resident.host_released(params));
+  EXPECT_EQ(resident.released_host_bytes(), 0u);
+  EXPECT_TRUE(params == copy) << "written back whole";
+  resident.release_host_copies();
+  EXPECT_EQ(resident.released_host_bytes(), 0u) << "streamed bases read the host copy";
+
+  resident.release(params, /*restore_host=*/false);
+  resident.get(params, 0);  // placed again, resident
+  resident.release_host_copies();
+  ASSERT_TRUE(resident.host_released(params));
+  resident.release(params, /*restore_host=*/true);
+  EXPECT_TRUE(params == copy) << "written back whole before the set left the device";
+  EXPECT_EQ(resident.released_host_bytes(), 0u);
 }
 
 }  // namespace

@@ -402,6 +402,39 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsByteIdenticalToFullSynthesisOnCpu)
   }
 }
 
+// The same with the host copy of the parameters given back once they are on the device
+// (CudaBackendOptions::release_host_bases, as the engine runs one GPU): the first witness-only
+// proof brings new matrices, and the set's plan is made again around them with its bases kept
+// on the device (no host copy to place them from). The CPU proves from a copy of the set.
+TEST_F(CudaBackendProofTest, WitnessOnlyProofsWithTheHostCopyGivenBack) {
+  auto rng = test::make_rng();
+  auto cpu = make_cpu_backend();
+  auto gpu = make_cuda_backend(0, {.release_host_bases = true});
+  const circuits::SyntheticCircuit circuit(size_t(1) << 16, 8, {}, test::run_seed() + 9);
+  const Parameters params = generate_parameters(
+      circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
+  const Parameters copy = params;
+  const PreparedVerifyingKey pvk(params.vk);
+  const auto inputs = public_inputs(circuit);
+  const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+  gpu->load_parameters(params);
+  ASSERT_GT(gpu->released_host_bytes(), params.base_bytes() / 2);
+  for (int rep = 0; rep < 2; rep++) {
+    const Fr r = Fr::random(rng), s = Fr::random(rng);
+    auto pa_cpu = synthesize(circuit);
+    auto pa_gpu = synthesize_witness(circuit, compiled);
+    gpu->prepare_assignment(pa_gpu);
+    const PendingProof want = cpu->prove_start(copy, pa_cpu, r, s);
+    const PendingProof got = gpu->prove_start(params, pa_gpu, r, s);
+    expect_same(got, want);
+    const Proof p_gpu = prove_finish(copy, pa_gpu, got);
+    EXPECT_EQ(encode_proof(p_gpu), encode_proof(prove_finish(copy, pa_cpu, want)));
+    EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs));
+    EXPECT_GT(gpu->released_host_bytes(), params.base_bytes() / 2) << "still given back after proof " << rep;
+  }
+  gpu->release_parameters(params);
+}
+
 // A witness-only assignment whose aux is large enough: prepare_assignment page-locks aux, the
 // device reads it by DMA before the products, the locks go with the assignment's preparation,
 // and the proof equals the CPU backend's from full synthesis (pseudo-random bases: equal, not

@@ -54,8 +54,11 @@ inline void expect_idle(Engine& e) {
   EXPECT_EQ(s.jobs_active, 0u);
   int64_t params = 0;
   for (const auto& p : s.params) params += p.host_bytes;
-  // The resident parameter sets and compiled circuits are all the budget holds.
-  EXPECT_EQ(s.buffers.budget_used, params + s.buffers.compiled_circuit_bytes) << snapshot_to_json(s);
+  // The resident parameter sets (less the host copies given back to the OS while a device holds
+  // them) and compiled circuits are all the budget holds.
+  EXPECT_EQ(s.buffers.budget_used, params - s.buffers.parameters_released_bytes + s.buffers.compiled_circuit_bytes)
+      << snapshot_to_json(s);
+  EXPECT_EQ(s.buffers.parameters_host_bytes, params - s.buffers.parameters_released_bytes);
 }
 
 }  // namespace cuzk::engine

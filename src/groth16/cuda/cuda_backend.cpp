@@ -154,6 +154,57 @@ class CudaBackend final : public ProverBackend {
   PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
                            ProveTimings* timings) override {
     std::lock_guard lock(mutex_);
+    PendingProof out = prove_start_locked(params, pa, r, s, timings);
+    resident_.release_host_copies();  // a set placed by this proof, or streamed no more
+    return out;
+  }
+
+  void prepare_assignment(r1cs::ProvingAssignment& pa) override {
+    if (pa.abc_prepared()) return;
+    // Small vectors (a, b and c are equally long) go through the staging pool about as fast.
+    // A witness-only assignment has no a/b/c yet: its aux is what goes up (abc_on_device).
+    const size_t bytes = (pa.abc_pending() ? pa.num_aux() : pa.a().size()) * sizeof(Fr);
+    if (bytes < kMinPinnedBytes) return;
+    // cudaHostRegister needs the runtime on this (synthesis) thread; best effort, as documented.
+    if (cudaSetDevice(device_) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    try {
+      groth16::cuda::prepare_abc(pa, pinned_abc_bytes_, compact_copies_);
+    } catch (const std::exception& e) {  // e.g. no memory for the copies: prove_start stages a/b/c
+      static std::once_flag once;
+      std::call_once(once, [&] { std::fprintf(stderr, "cuzk: could not prepare a/b/c (%s)\n", e.what()); });
+    }
+  }
+
+  void load_parameters(const Parameters& params) override {
+    std::lock_guard lock(mutex_);
+    set_device();
+    resident_.get(params, buffers_held());
+    resident_.release_host_copies();
+    // The domain a proof with these parameters needs (H has n - 1 points).
+    const size_t n = params.h.size() + 1;
+    if (std::has_single_bit(n) && n > 1) domain_for(unsigned(std::countr_zero(n)));
+  }
+
+  void release_parameters(const Parameters& params) override {
+    std::lock_guard lock(mutex_);
+    set_device();
+    resident_.release(params, /*restore_host=*/false);  // the caller frees the set
+  }
+
+  // Read without the proof lock (status pages ask while a proof runs).
+  size_t resident_bytes() const override { return resident_.bytes(); }
+  size_t released_host_bytes() const override { return resident_.released_host_bytes(); }
+  size_t staging_bytes() const override { return pool_.bytes(); }
+  size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }
+  size_t idle_host_bytes() const override { return compact_copies_->idle_bytes(); }
+  void trim_host_memory() override { compact_copies_->trim(); }
+
+ private:
+  PendingProof prove_start_locked(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
+                                  ProveTimings* timings) {
     ProveTimings local;
     ProveTimings& t = timings ? *timings : local;
     const size_t m = pa.num_constraints();
@@ -176,9 +227,15 @@ class CudaBackend final : public ProverBackend {
     uint8_t* compact_area = nullptr;
     with_room("the proof's buffers", [&] {
       if (pa.abc_pending()) {
-        // New matrices: the set is placed again after them, so that its plan counts them (once a
-        // shape; the set's bases go up again).
-        if (!has_matrices(pa)) resident_.release(params);
+        // New matrices: the set's plan is made again after them, so that it counts them (once a
+        // shape): the set is placed again (its bases go up again), or, when its host copy was
+        // given back, kept where the new plan has room for all its bases.
+        if (!has_matrices(pa)) {
+          const bool kept = resident_.host_released(params);
+          if (!kept) resident_.release(params, /*restore_host=*/true);
+          device_matrices(pa);  // uploaded
+          if (kept) resident_.replan(params, buffers_held());
+        }
         matrices = &device_matrices(pa);
       }
       res = &resident_.get(params, buffers_held());
@@ -252,48 +309,6 @@ class CudaBackend final : public ProverBackend {
     return out;
   }
 
-  void prepare_assignment(r1cs::ProvingAssignment& pa) override {
-    if (pa.abc_prepared()) return;
-    // Small vectors (a, b and c are equally long) go through the staging pool about as fast.
-    // A witness-only assignment has no a/b/c yet: its aux is what goes up (abc_on_device).
-    const size_t bytes = (pa.abc_pending() ? pa.num_aux() : pa.a().size()) * sizeof(Fr);
-    if (bytes < kMinPinnedBytes) return;
-    // cudaHostRegister needs the runtime on this (synthesis) thread; best effort, as documented.
-    if (cudaSetDevice(device_) != cudaSuccess) {
-      cudaGetLastError();
-      return;
-    }
-    try {
-      groth16::cuda::prepare_abc(pa, pinned_abc_bytes_, compact_copies_);
-    } catch (const std::exception& e) {  // e.g. no memory for the copies: prove_start stages a/b/c
-      static std::once_flag once;
-      std::call_once(once, [&] { std::fprintf(stderr, "cuzk: could not prepare a/b/c (%s)\n", e.what()); });
-    }
-  }
-
-  void load_parameters(const Parameters& params) override {
-    std::lock_guard lock(mutex_);
-    set_device();
-    resident_.get(params, buffers_held());
-    // The domain a proof with these parameters needs (H has n - 1 points).
-    const size_t n = params.h.size() + 1;
-    if (std::has_single_bit(n) && n > 1) domain_for(unsigned(std::countr_zero(n)));
-  }
-
-  void release_parameters(const Parameters& params) override {
-    std::lock_guard lock(mutex_);
-    set_device();
-    resident_.release(params);
-  }
-
-  // Read without the proof lock (status pages ask while a proof runs).
-  size_t resident_bytes() const override { return resident_.bytes(); }
-  size_t staging_bytes() const override { return pool_.bytes(); }
-  size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }
-  size_t idle_host_bytes() const override { return compact_copies_->idle_bytes(); }
-  void trim_host_memory() override { compact_copies_->trim(); }
-
- private:
   static unsigned log_domain(size_t m) {
     unsigned log_n = 0;
     while ((size_t(1) << log_n) < m) log_n++;

@@ -33,6 +33,12 @@ void HostPins::unpin(const void* p) {
   ranges_.erase(it);
 }
 
+unsigned HostPins::holders(const void* p) {
+  std::lock_guard lock(mutex_);
+  auto it = ranges_.find(p);
+  return it == ranges_.end() ? 0 : it->second.holders;
+}
+
 PinnedParameters::PinnedParameters(const Parameters& p) {
   add(p.h.data(), p.h.size() * sizeof(G1Affine));
   add(p.l.data(), p.l.size() * sizeof(G1Affine));

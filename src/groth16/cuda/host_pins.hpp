@@ -24,6 +24,8 @@ class HostPins {
   // True when the range is pinned after the call.
   bool pin(const void* p, size_t bytes);
   void unpin(const void* p);
+  // Holders of the range starting at p (0 when none).
+  unsigned holders(const void* p);
 
  private:
   struct Entry {

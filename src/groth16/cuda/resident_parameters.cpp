@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <span>
 #include <stdexcept>
 
 #include <cuda_runtime.h>
 
 #include "cuda/check.hpp"
+#include "groth16/cuda/host_copy.hpp"
+#include "util/elapsed.hpp"
 
 namespace cuzk::groth16::cuda {
 
@@ -129,9 +132,11 @@ void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan&
   if (!r.b_g2) r.b_g2 = G2Bases::in_host_memory(device_, params.b_g2);
 }
 
-void ResidentParameters::release(const Parameters& params) {
+void ResidentParameters::release(const Parameters& params, bool restore_host) {
   auto it = sets_.find(&params);
   if (it == sets_.end()) return;
+  if (restore_host) restore_host_copy(params, it->second, "to place the set again");
+  released_ -= it->second.host_released;
   total_ -= it->second.bytes();
   sets_.erase(it);
   generation_++;
@@ -140,6 +145,44 @@ void ResidentParameters::release(const Parameters& params) {
 void ResidentParameters::clear() {
   sets_.clear();
   total_ = 0;
+  released_ = 0;
+}
+
+void ResidentParameters::release_host_copies() {
+  if (!options_.release_host_bases) return;
+  for (auto& [p, r] : sets_) {
+    if (r.host_released || r.any_streamed()) continue;
+    const void* ranges[] = {p->h.data(), p->l.data(), p->a.data(), p->b_g1.data(), p->b_g2.data()};
+    // Pinned by another device's backend too: that one may still upload from it.
+    if (std::any_of(std::begin(ranges), std::end(ranges),
+                    [](const void* q) { return HostPins::instance().holders(q) > 1; }))
+      continue;
+    r.pinned.reset();  // page-locked memory cannot be given back
+    r.host_released = discard_host_points(p->h, *r.h) + discard_host_points(p->l, *r.l) +
+                      discard_host_points(p->a, *r.a) + discard_host_points(p->b_g1, *r.b_g1) +
+                      discard_host_points(p->b_g2, *r.b_g2);
+    released_ += r.host_released;
+    std::fprintf(stderr,
+                 "cuzk: %s gave back the host copy of a set of 2^%d (%.1f GB): its bases are all on the device\n",
+                 owner_.c_str(), std::countr_zero(proof_shape(*p).n), in_gb(r.host_released));
+    if (!r.host_released) r.pinned = std::make_unique<PinnedParameters>(*p);  // refused: as before
+  }
+}
+
+void ResidentParameters::restore_host_copy(const Parameters& params, ResidentSet& r, const char* why) {
+  if (!r.host_released) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  restore_host_points(params.h, *r.h);
+  restore_host_points(params.l, *r.l);
+  restore_host_points(params.a, *r.a);
+  restore_host_points(params.b_g1, *r.b_g1);
+  restore_host_points(params.b_g2, *r.b_g2);
+  released_ -= r.host_released;
+  r.host_released = 0;
+  r.pinned = std::make_unique<PinnedParameters>(params);
+  std::fprintf(stderr, "cuzk: %s wrote the host copy of a set of 2^%d (%.1f GB) back from the device %s (%.1f s)\n",
+               owner_.c_str(), std::countr_zero(proof_shape(params).n), in_gb(params.base_bytes()), why,
+               seconds_since(t0));
 }
 
 DeviceMemoryPlan ResidentParameters::plan() const {
@@ -155,6 +198,7 @@ void ResidentParameters::set_plan(const DeviceMemoryPlan& plan) {
 void ResidentParameters::stream_all() {
   for (auto& [p, r] : sets_) {
     if (!r.bytes()) continue;
+    restore_host_copy(*p, r, "to stream it");
     r.h = G1Bases::in_host_memory(device_, p->h);
     r.l = G1Bases::in_host_memory(device_, p->l);
     r.a = G1Bases::in_host_memory(device_, p->a);
@@ -170,20 +214,54 @@ bool ResidentParameters::drop_h_copies() {
   bool dropped = false;
   for (auto& [p, r] : sets_) {
     if (r.h->copies() <= 1) continue;
-    total_ -= r.bytes();
-    r.h.reset();  // first, so that the plain upload has the room
-    try {
-      r.h = G1Bases::upload(device_, p->h);
-    } catch (const std::runtime_error&) {
-      cudaGetLastError();
-      r.h = G1Bases::in_host_memory(device_, p->h);
-    }
-    total_ += r.bytes();
+    drop_h_copies(*p, r);
     std::fprintf(stderr, "cuzk: %s dropped the precomputed copies of H's bases (%zu points) for room\n", owner_.c_str(),
                  p->h.size());
     dropped = true;
   }
   return dropped;
+}
+
+void ResidentParameters::drop_h_copies(const Parameters& params, ResidentSet& r) {
+  total_ -= r.bytes();
+  if (r.host_released) {
+    // The host copy is zeros: H's plain bases come from copy 0 on the device, while there is room
+    // for both; else the host copy is written back first.
+    try {
+      r.h = G1Bases::upload(device_, std::span(r.h->device_data(), r.h->size()));
+    } catch (const std::runtime_error&) {
+      cudaGetLastError();
+      restore_host_copy(params, r, "for H's plain bases");
+    }
+  }
+  if (!r.host_released) {
+    r.h.reset();  // first, so that the plain upload has the room
+    try {
+      r.h = G1Bases::upload(device_, params.h);
+    } catch (const std::runtime_error&) {
+      cudaGetLastError();
+      r.h = G1Bases::in_host_memory(device_, params.h);
+    }
+  }
+  total_ += r.bytes();
+}
+
+void ResidentParameters::replan(const Parameters& params, size_t held) {
+  auto it = sets_.find(&params);
+  if (it == sets_.end()) return;
+  ResidentSet& r = it->second;
+  if (r.host_released) {
+    const DeviceMemoryPlan plan = plan_for(params, held, total_.load() - r.bytes());
+    if (plan.fits && plan.all_resident()) {
+      if (r.h->copies() > 1 && plan.h_copies.copies < r.h->copies()) drop_h_copies(params, r);
+      msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
+      set_plan(plan);
+      std::fprintf(stderr, "cuzk: %s device memory plan for a set of 2^%d made again, its bases kept: %s\n",
+                   owner_.c_str(), std::countr_zero(proof_shape(params).n), plan.summary().c_str());
+      return;
+    }
+  }
+  release(params, /*restore_host=*/true);  // get() places it again, from the host copy
 }
 
 std::string ResidentParameters::make_room(unsigned step) {

@@ -30,6 +30,9 @@ struct ResidentSet {
   std::shared_ptr<msm::cuda::G1Bases> h, l, a, b_g1;
   std::shared_ptr<msm::cuda::G2Bases> b_g2;
   unsigned generation = 0;  // ResidentParameters' generation when it was placed
+  // Host bytes of the set given back to the OS (CudaBackendOptions::release_host_bases): its
+  // host vectors read as zeros until restore_host_copy writes them back from the device.
+  size_t host_released = 0;
   // Device bytes of its bases (0 for streamed ones).
   size_t bytes() const {
     return h->device_bytes() + l->device_bytes() + a->device_bytes() + b_g1->device_bytes() + b_g2->device_bytes();
@@ -53,9 +56,29 @@ class ResidentParameters {
   // streamed bases is placed again once another set has left the device. Throws
   // std::runtime_error when the card cannot prove this set's domain at all (the plan's why).
   const ResidentSet& get(const Parameters& params, size_t held);
-  // Drops the set's bases and pins (nothing when it is not resident).
-  void release(const Parameters& params);
+  // Drops the set's bases and pins (nothing when it is not resident). A host copy given back is
+  // written back first when restore_host_copy says so (the set is placed again from it);
+  // otherwise it stays zeros: the caller frees the set (an eviction).
+  void release(const Parameters& params, bool restore_host_copy);
+  // Drops every set; host copies given back stay zeros (the backend goes, and the sets with it).
   void clear();
+  // New device memory outside the plan (a compiled circuit's matrices, just uploaded): the set's
+  // plan is made again so that it counts it. A set whose host copy was given back keeps its bases
+  // where the new plan keeps them all resident (giving up H's copies, on the device, when it has no
+  // room for them); otherwise the set is dropped here and get() places it again from its host copy.
+  void replan(const Parameters& params, size_t held);
+  // Whether the set's host copy is given back now.
+  bool host_released(const Parameters& params) const {
+    auto it = sets_.find(&params);
+    return it != sets_.end() && it->second.host_released;
+  }
+  // With CudaBackendOptions::release_host_bases: gives the host copy of every set whose bases
+  // are all resident back to the OS (its pins first), unless another device pins it too. Every
+  // path that would read a host copy again (streaming, H's plain re-upload, a re-placement)
+  // writes it back from the device first.
+  void release_host_copies();
+  // Host bytes given back now (read without the backend's lock).
+  size_t released_host_bytes() const { return released_.load(); }
   // Device bytes of the resident sets (read without the backend's lock).
   size_t bytes() const { return total_.load(); }
   // The plan in force (the last set placed); fits is false before any.
@@ -78,14 +101,21 @@ class ResidentParameters {
   void stream_all();
   // Replaces every resident set's H copies by its plain bases. True when any were dropped.
   bool drop_h_copies();
+  // One set's: H's plain bases replace its copies (from copy 0 on the device when its host copy
+  // was given back and there is room for both, else from the host copy).
+  void drop_h_copies(const Parameters& params, ResidentSet& r);
   void set_plan(const DeviceMemoryPlan& plan);
+  // Writes r's host copy back from its resident bases and pins it again, when it was given back;
+  // why names the reason in the log.
+  void restore_host_copy(const Parameters& params, ResidentSet& r, const char* why);
 
   int device_;
   CudaBackendOptions options_;
   std::string owner_;
   std::map<const Parameters*, ResidentSet> sets_;
-  std::atomic<size_t> total_{0};  // device bytes of sets_, kept under the backend's lock
-  unsigned generation_ = 0;       // sets that left: a set with streamed bases placed before is placed again
+  std::atomic<size_t> total_{0};     // device bytes of sets_, kept under the backend's lock
+  std::atomic<size_t> released_{0};  // host bytes given back, the sum of sets_' host_released
+  unsigned generation_ = 0;          // sets that left: a set with streamed bases placed before is placed again
   mutable std::mutex plan_mutex_;
   DeviceMemoryPlan plan_;
 };

@@ -229,7 +229,8 @@ std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const A
   b->bytes_ = std::max<size_t>(points.size_bytes(), 1);
   check(cudaMalloc(&b->data_, b->bytes_), "cudaMalloc of the bases");
   if (!points.empty()) {
-    check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyHostToDevice), "bases upload");
+    // Default: the points may be in host memory or already on the device (unified addressing).
+    check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyDefault), "bases upload");
   }
   b->upload_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return b;
@@ -251,7 +252,7 @@ std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const A
   b->bucket_sets_ = sets;
   check(cudaMalloc(&b->data_, b->bytes_), "cudaMalloc of the bases");
   const size_t n = points.size();
-  if (n) check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyHostToDevice), "bases upload");
+  if (n) check(cudaMemcpy(b->data_, points.data(), points.size_bytes(), cudaMemcpyDefault), "bases upload");
   const auto t1 = std::chrono::steady_clock::now();
   b->upload_ms_ = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (n && copies > 1) make_copies(b->data_, n, copies, sets * c);

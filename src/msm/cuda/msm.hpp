@@ -53,6 +53,7 @@ class Bases {
  public:
   using Affine = ec::AffinePoint<Curve>;
 
+  // The points may be in host memory or in the device's own (copy 0 of other bases: a plain copy).
   static std::shared_ptr<Bases> upload(int device, std::span<const Affine> points);
   // Uploads the points and computes copies 1..h-1 on the device (doublings, then one inversion
   // per chunk of points): h times the device memory of a plain upload. copies * size must stay

@@ -2,6 +2,7 @@
 // the proofs are byte-identical, and the verifier accepts them. Skipped cleanly (apart from the
 // no-device error check) when no CUDA device is present.
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -439,12 +440,37 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsWithTheHostCopyGivenBack) {
 // device reads it by DMA before the products, the locks go with the assignment's preparation,
 // and the proof equals the CPU backend's from full synthesis (pseudo-random bases: equal, not
 // verifiable).
+// Squares x * x = y of random x with a running product, filling a 2^20 domain: aux of 50 MB (over
+// the 32 MiB that is locked), coefficients 1 only (the synthetic circuit's random ones overflow a
+// compiled table at this size).
+struct SquaresCircuit : r1cs::Circuit {
+  size_t count = (size_t(1) << 19) - 8;
+  uint64_t seed = 1;
+  void synthesize(r1cs::ConstraintSystem& cs) const override {
+    std::mt19937_64 rng(seed);
+    const Fr x0 = Fr::random(rng);
+    cs.alloc_input("x0", x0);
+    Fr acc = Fr::one();
+    r1cs::Variable acc_var = r1cs::Variable::one();
+    for (size_t i = 0; i < count; i++) {
+      const Fr x = Fr::random(rng);
+      const r1cs::Variable xv = cs.alloc("x", x), sq = cs.alloc("sq", x.sqr());
+      cs.enforce("square", xv, xv, sq);
+      acc *= x;
+      const r1cs::Variable next = cs.alloc("acc", acc);
+      cs.enforce("product", acc_var, xv, next);
+      acc_var = next;
+    }
+  }
+};
+
 TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
   auto gpu = make_cuda_backend(0);
-  const circuits::SyntheticCircuit circuit(1100000, 8, {}, test::run_seed());
+  SquaresCircuit circuit;
+  circuit.seed = test::run_seed();
   const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
   auto pa_cpu = synthesize(circuit);
-  const Parameters params = pseudo_random_parameters(pa_cpu, size_t(1) << 21, test::run_seed());
+  const Parameters params = pseudo_random_parameters(pa_cpu, size_t(1) << 20, test::run_seed());
   auto pa_gpu = synthesize_witness(circuit, compiled);
   ASSERT_GE(pa_gpu.num_aux() * sizeof(Fr), size_t(32) << 20) << "too small to be locked";
   gpu->prepare_assignment(pa_gpu);

@@ -46,10 +46,7 @@ std::shared_ptr<const r1cs::CompiledCircuit> CompiledCircuits::get(
   std::lock_guard loading(entry->loading);
   if (entry->circuit) return entry->circuit;
   auto circuit = r1cs::load_or_compile(
-      file_in(dir_, param_id), circuit_id(param_id),
-      // Serially: recording in parallel sections took 136 s for a 32 GiB PoRep partition on a
-      // 16-core H200 machine against ~45 s serially (docs/PERF.md); same result either way.
-      [&] { return r1cs::compile_circuit(RecordedPartition(record), /*parallel_sections=*/false); },
+      file_in(dir_, param_id), circuit_id(param_id), [&] { return r1cs::compile_circuit(RecordedPartition(record)); },
       [](const std::string& line) { spdlog::info("{}", line); });
   const uint64_t b = circuit->bytes();
   budget_.force_reserve(b);  // resident from now on, beside the partitions

@@ -341,10 +341,15 @@ void CircuitRecorder::append(SparseRows& to, const SparseRows& from, const std::
   if (base + from.column.size() > std::numeric_limits<uint32_t>::max()) {
     throw std::length_error("compiled circuit: a matrix has 2^32 entries or more");
   }
+  // Grown geometrically (insert, resize): a reserve of the exact size here copied the whole
+  // matrix at every splice, quadratic in the sections (112 s against 35 s serially at 32 GiB).
   to.column.insert(to.column.end(), from.column.begin(), from.column.end());
-  to.coeff.reserve(to.coeff.size() + from.coeff.size());
-  for (uint16_t c : from.coeff) to.coeff.push_back(coeff_map[c]);
-  for (size_t r = 1; r < from.row_start.size(); r++) to.row_start.push_back(uint32_t(base + from.row_start[r]));
+  const size_t at = to.coeff.size();
+  to.coeff.resize(at + from.coeff.size());
+  for (size_t i = 0; i < from.coeff.size(); i++) to.coeff[at + i] = coeff_map[from.coeff[i]];
+  const size_t rows = to.row_start.size();
+  to.row_start.resize(rows + from.row_start.size() - 1);
+  for (size_t r = 1; r < from.row_start.size(); r++) to.row_start[rows + r - 1] = uint32_t(base + from.row_start[r]);
 }
 
 }  // namespace

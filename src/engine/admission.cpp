@@ -51,7 +51,10 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
           return false;
         }
       }
-      if (*load) params.load_paid(set, *load);
+      if (*load) {
+        params.load_paid(set, *load);
+        p.carries_set_load = true;
+      }
       break;
     }
     case Policy::kSemaphoreReleaseAfterSynth:

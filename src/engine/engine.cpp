@@ -436,15 +436,23 @@ void Engine::preload_params(const std::string& param_id) {
   }
   // Each device gets the set ready too (the CUDA backend pins it and uploads its bases), so
   // the first proof does not pay for it.
-  for (auto& d : m.devices) {
+  try {
+    m.load_on_devices(*set);
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
+  }
+}
+
+void Engine::Impl::load_on_devices(const ParamSet& set) {
+  for (auto& d : devices) {
     try {
       std::unique_lock serial(d->serial, std::defer_lock);
       if (!d->backend->concurrent()) serial.lock();
-      d->backend->load_parameters(set->params);
-      m.charge_released_parameters();
+      d->backend->load_parameters(set.params);
+      charge_released_parameters();
     } catch (const std::exception& e) {
-      throw EngineError(EngineError::Code::kFailedPrecondition,
-                        "parameters '" + param_id + "' could not be loaded on " + d->backend->name() + ": " + e.what());
+      throw std::runtime_error("parameters '" + set.id + "' could not be loaded on " + d->backend->name() + ": " +
+                               e.what());
     }
   }
 }

@@ -85,6 +85,7 @@ struct Partition {
   std::string label;                  // "<job>/<index>" for logs and the timeline
   std::atomic<uint64_t> reserved{0};  // bytes of the budget this partition holds
   bool holds_permit = false;          // semaphore policies
+  bool carries_set_load = false;      // its reservation paid for its parameter set's load
   bool in_tracker = false;
   Stage stage = Stage::kSynthRunning;  // the tracked stage that counts its buffers
   BufferBytes tracked{};               // what the tracker counts for it in `stage`
@@ -183,6 +184,10 @@ struct Engine::Impl {
   // parameter manager releases an evicted set's whole charge; the tracker's host bytes follow.
   // Called after every backend call that may change them.
   void charge_released_parameters();
+  // Makes the set ready on every device (load_parameters: the CUDA backend uploads its bases and,
+  // one device holding them all, gives its host copy back), then charges what was given back.
+  // Throws std::runtime_error naming the set and the device.
+  void load_on_devices(const ParamSet& set);
   // What ordinary work leaves free in the budget for urgent work.
   uint64_t urgent_room() const;
   // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 #include <tbb/task_arena.h>
+#include <utility>
 
 #include "engine/engine_impl.hpp"
 #include "engine/thread_name.hpp"
@@ -130,6 +131,10 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     p->set_where(Stage::kLoadingParameters, name);
   }
   if (job.urgent) params.keep_under_pressure(job.param_id);
+  // The partition that loaded the set puts it on the devices before its synthesis: with one GPU
+  // the set's host copy goes back there (engine.release_host_parameters), and its budget with
+  // it, before this partition's witness and the next partitions' take the memory.
+  if (std::exchange(p->carries_set_load, false) && config.release_host_parameters) load_on_devices(*p->params);
   const auto loaded = Clock::now();
   observe_stage(Stage::kLoadingParameters, name, *p, admitted, loaded);
   if (job.stop) return retire(std::move(p), false);  // cancelled meanwhile: skip the synthesis

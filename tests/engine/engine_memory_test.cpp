@@ -422,17 +422,29 @@ TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
   expect_idle(engine);
 }
 
-// Says it gave a set's host copy back once it proved with it, as the CUDA backend does with
-// release_host_bases (here the pages stay: the CPU proves from them), until release_parameters.
+// Says it gave a set's host copy back once it holds the set (load_parameters or a proof), as the
+// CUDA backend does with release_host_bases (here the pages stay: the CPU proves from them), until
+// release_parameters; counts the loads.
 class ReleasingBackend final : public groth16::ProverBackend {
  public:
+  explicit ReleasingBackend(std::shared_ptr<std::atomic<int>> loads) : loads_(std::move(loads)) {}
   std::string name() const override { return "releasing-cpu"; }
+  void load_parameters(const groth16::Parameters& params) override {
+    (*loads_)++;
+    std::lock_guard lock(mutex_);
+    released_[&params] = params.base_bytes();
+  }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
                                     const Fr& s, groth16::ProveTimings* t) override {
     auto out = cpu_->prove_start(params, pa, r, s, t);
     std::lock_guard lock(mutex_);
+    if (!released_.count(&params)) unplaced_proofs_++;
     released_[&params] = params.base_bytes();
     return out;
+  }
+  int unplaced_proofs() const {
+    std::lock_guard lock(mutex_);
+    return unplaced_proofs_;
   }
   void release_parameters(const groth16::Parameters& params) override {
     std::lock_guard lock(mutex_);
@@ -446,21 +458,32 @@ class ReleasingBackend final : public groth16::ProverBackend {
   }
 
  private:
+  std::shared_ptr<std::atomic<int>> loads_;
   mutable std::mutex mutex_;
   std::map<const groth16::Parameters*, size_t> released_;
+  int unplaced_proofs_ = 0;
   std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
 };
 
-// A set's host copy given back leaves the budget and the tracker's host bytes (the status and
-// metrics say so), and its charge returns before the set is evicted, so that the eviction gives
-// back no more than was charged.
+// The partition that loads a set puts it on the device before its synthesis (so that its host
+// copy may go first). A set's host copy given back leaves the budget and the tracker's host bytes
+// (the status and metrics say so), and its charge returns before the set is evicted, so that the
+// eviction gives back no more than was charged.
 TEST(EngineTest, HostCopiesGivenBackLeaveTheBudgetUntilEviction) {
   test::TempDir dir("cuzk-engine-test");
   auto cfg = cpu_test_config(dir.path);
-  cfg.make_backend = [] { return std::make_unique<ReleasingBackend>(); };
+  auto loads = std::make_shared<std::atomic<int>>(0);
+  ReleasingBackend* backend = nullptr;
+  cfg.make_backend = [loads, &backend] {
+    auto b = std::make_unique<ReleasingBackend>(loads);
+    backend = b.get();
+    return b;
+  };
   Engine engine(cfg);
   const auto before = engine.submit(synthetic_job(1 << 12, 2, 0, 21));
   EXPECT_EQ(await_end(engine, before).state, JobState::kSucceeded);
+  EXPECT_EQ(loads->load(), 1) << "the set went to the device once, before the first synthesis";
+  EXPECT_EQ(backend->unplaced_proofs(), 0) << "no proof found the set not yet on the device";
   auto s = engine.snapshot();
   ASSERT_EQ(s.params.size(), 1u);
   const int64_t set_bytes = s.params[0].host_bytes;
@@ -473,6 +496,7 @@ TEST(EngineTest, HostCopiesGivenBackLeaveTheBudgetUntilEviction) {
   const auto again = engine.submit(synthetic_job(1 << 12, 2, 0, 21));
   EXPECT_EQ(await_end(engine, again).state, JobState::kSucceeded);
   EXPECT_EQ(engine.snapshot().buffers.parameters_released_bytes, s.buffers.parameters_released_bytes);
+  EXPECT_EQ(loads->load(), 1) << "resident: not loaded again";
   expect_idle(engine);
   EXPECT_TRUE(engine.evict_params(s.params[0].param_id));
   s = engine.snapshot();

@@ -310,6 +310,7 @@
     const b = st.buffers;
     $('compiled-bytes').textContent = bytes(b.compiled_circuit_bytes);
     $('params-device-bytes').textContent = bytes(b.parameters_device_bytes);
+    $('params-released-bytes').textContent = bytes(b.parameters_released_bytes || 0);
     $('pinned-bytes').textContent = bytes(b.pinned_pool_bytes);
     $('abc-kept-bytes').textContent = bytes(b.abc_kept_bytes);
   }

@@ -113,14 +113,21 @@ void Engine::Impl::charge_idle_host_memory(uint64_t* from, uint64_t* to, uint64_
   }
 }
 
+Engine::Impl::BackendParameterBytes Engine::Impl::backend_parameter_bytes() const {
+  BackendParameterBytes b;
+  for (auto& d : devices) {
+    b.device += int64_t(d->backend->resident_bytes());
+    b.released += int64_t(d->backend->released_host_bytes());
+  }
+  return b;
+}
+
 void Engine::Impl::charge_released_parameters() {
-  uint64_t released = 0, device = 0;
+  BackendParameterBytes b;
   {
     std::lock_guard lock(idle_charge_mutex);  // read under it: a stale sum must not undo a newer one
-    for (auto& d : devices) {
-      released += d->backend->released_host_bytes();
-      device += d->backend->resident_bytes();
-    }
+    b = backend_parameter_bytes();
+    const auto released = uint64_t(b.released);
     if (released == released_credit) return;
     if (released > released_credit) {
       budget.release(released - released_credit);
@@ -129,7 +136,7 @@ void Engine::Impl::charge_released_parameters() {
     }
     released_credit = released;
   }
-  tracker.set_parameters_bytes(params.resident_bytes() - int64_t(released), int64_t(device),
+  tracker.set_parameters_bytes(params.resident_bytes() - b.released, b.device,
                                "parameters' host copy given back or written back");
 }
 

@@ -104,12 +104,8 @@ Engine::Impl::Impl(EngineConfig cfg)
             charge_released_parameters();  // before the manager gives back the set's whole charge
           },
           [this](int64_t host) {
-            int64_t device = 0, released = 0;
-            for (auto& d : devices) {
-              device += int64_t(d->backend->resident_bytes());
-              released += int64_t(d->backend->released_host_bytes());
-            }
-            tracker.set_parameters_bytes(host - released, device, "parameters resident");
+            const auto b = backend_parameter_bytes();
+            tracker.set_parameters_bytes(host - b.released, b.device, "parameters resident");
           },
           config.make_parameters, config.parameter_sources),
       compiled(config.compiled_dir.empty() ? std::filesystem::path(config.param_cache_dir) / "compiled"

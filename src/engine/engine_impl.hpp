@@ -184,6 +184,12 @@ struct Engine::Impl {
   // parameter manager releases an evicted set's whole charge; the tracker's host bytes follow.
   // Called after every backend call that may change them.
   void charge_released_parameters();
+  // The backends' parameter bytes, all devices: resident on the devices, and host copies given
+  // back (ProverBackend::resident_bytes, released_host_bytes).
+  struct BackendParameterBytes {
+    int64_t device = 0, released = 0;
+  };
+  BackendParameterBytes backend_parameter_bytes() const;
   // Makes the set ready on every device (load_parameters: the CUDA backend uploads its bases and,
   // one device holding them all, gives its host copy back), then charges what was given back.
   // Throws std::runtime_error naming the set and the device.

@@ -18,13 +18,10 @@ EngineSnapshot Engine::snapshot() const {
   s.queued_partitions = m.work_queue.size() + m.urgent_queue.size();
   s.gpu_queue_depth = m.gpu_queue.size();
   s.buffers = m.tracker.snapshot();
-  int64_t device_bytes = 0, released_bytes = 0;
-  for (auto& d : m.devices) {
-    device_bytes += int64_t(d->backend->resident_bytes());
-    released_bytes += int64_t(d->backend->released_host_bytes());
-  }
+  const auto backend_bytes = m.backend_parameter_bytes();
+  const int64_t device_bytes = backend_bytes.device;
   s.buffers.parameters_device_bytes = device_bytes;
-  s.buffers.parameters_released_bytes = released_bytes;
+  s.buffers.parameters_released_bytes = backend_bytes.released;
   // The backends count device bytes per device, not per set; a set's are known when it is the
   // only one resident (every device copy is released before its host set is evicted).
   const auto sets = m.params.list();

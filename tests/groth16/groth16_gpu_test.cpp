@@ -370,6 +370,28 @@ TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
   gpu->release_parameters(params);  // unlocked before params' memory goes
 }
 
+// One witness-only proof on the GPU against the CPU's from full synthesis with the same r, s:
+// a/b/c made on the device, never on the host; the same PendingProof and proof bytes, verified.
+// gpu_params and cpu_params hold the same set (the CPU's a copy where the GPU's host copy goes).
+void expect_witness_proof_is_cpus(ProverBackend& gpu, ProverBackend& cpu, const Parameters& gpu_params,
+                                  const Parameters& cpu_params, const circuits::SyntheticCircuit& circuit,
+                                  const std::shared_ptr<const r1cs::CompiledCircuit>& compiled,
+                                  const PreparedVerifyingKey& pvk, std::mt19937_64& rng) {
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  auto pa_cpu = synthesize(circuit);
+  auto pa_gpu = synthesize_witness(circuit, compiled);
+  gpu.prepare_assignment(pa_gpu);
+  const PendingProof want = cpu.prove_start(cpu_params, pa_cpu, r, s);
+  ProveTimings t;
+  const PendingProof got = gpu.prove_start(gpu_params, pa_gpu, r, s, &t);
+  EXPECT_GT(t.abc, 0.0) << "a/b/c computed on the device";
+  EXPECT_TRUE(pa_gpu.a().empty()) << "never on the host";
+  expect_same(got, want);
+  const Proof p_gpu = prove_finish(cpu_params, pa_gpu, got);
+  EXPECT_EQ(encode_proof(p_gpu), encode_proof(prove_finish(cpu_params, pa_cpu, want)));
+  EXPECT_TRUE(verify_proof(pvk, p_gpu, public_inputs(circuit)));
+}
+
 // A witness-only assignment: the device computes a, b and c from the compiled matrices (kept on
 // the device across proofs), and the proof is the CPU backend's full-synthesis proof byte for
 // byte; a small card's plan (the witness overlaid on a and b) computes them on the CPU instead.
@@ -382,22 +404,10 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsByteIdenticalToFullSynthesisOnCpu)
     const Parameters params = generate_parameters(
         circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
     const PreparedVerifyingKey pvk(params.vk);
-    const auto inputs = public_inputs(circuit);
     const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
     for (int rep = 0; rep < 2; rep++) {
-      const Fr r = Fr::random(rng), s = Fr::random(rng);
-      auto pa_cpu = synthesize(circuit);
-      auto pa_gpu = synthesize_witness(circuit, compiled);
-      gpu->prepare_assignment(pa_gpu);
-      const PendingProof want = cpu->prove_start(params, pa_cpu, r, s);
-      ProveTimings t;
-      const PendingProof got = gpu->prove_start(params, pa_gpu, r, s, &t);
-      EXPECT_GT(t.abc, 0.0) << "a/b/c computed on the device";
-      EXPECT_TRUE(pa_gpu.a().empty()) << "never on the host";
-      expect_same(got, want);
-      const Proof p_gpu = prove_finish(params, pa_gpu, got);
-      EXPECT_EQ(encode_proof(p_gpu), encode_proof(prove_finish(params, pa_cpu, want))) << constraints;
-      EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs)) << constraints;
+      SCOPED_TRACE(constraints);
+      expect_witness_proof_is_cpus(*gpu, *cpu, params, params, circuit, compiled, pvk, rng);
     }
     gpu->release_parameters(params);  // the next size's set may reuse its address
   }
@@ -416,21 +426,11 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsWithTheHostCopyGivenBack) {
       circuit, {Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng), Fr::random(rng)});
   const Parameters copy = params;
   const PreparedVerifyingKey pvk(params.vk);
-  const auto inputs = public_inputs(circuit);
   const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
   gpu->load_parameters(params);
   ASSERT_GT(gpu->released_host_bytes(), params.base_bytes() / 2);
   for (int rep = 0; rep < 2; rep++) {
-    const Fr r = Fr::random(rng), s = Fr::random(rng);
-    auto pa_cpu = synthesize(circuit);
-    auto pa_gpu = synthesize_witness(circuit, compiled);
-    gpu->prepare_assignment(pa_gpu);
-    const PendingProof want = cpu->prove_start(copy, pa_cpu, r, s);
-    const PendingProof got = gpu->prove_start(params, pa_gpu, r, s);
-    expect_same(got, want);
-    const Proof p_gpu = prove_finish(copy, pa_gpu, got);
-    EXPECT_EQ(encode_proof(p_gpu), encode_proof(prove_finish(copy, pa_cpu, want)));
-    EXPECT_TRUE(verify_proof(pvk, p_gpu, inputs));
+    expect_witness_proof_is_cpus(*gpu, *cpu, params, copy, circuit, compiled, pvk, rng);
     EXPECT_GT(gpu->released_host_bytes(), params.base_bytes() / 2) << "still given back after proof " << rep;
   }
   gpu->release_parameters(params);

@@ -409,7 +409,13 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
         }
       }
       UrgentRow u;
-      const Row r = run_one(a, policy, w, timeline, porep, urgent, &u);
+      Row r;
+      try {
+        r = run_one(a, policy, w, timeline, porep, urgent, &u);
+      } catch (const std::exception& e) {  // a refused submission or preload, a backend that failed
+        std::fprintf(stderr, "cuzk-bench pipeline: %s\n", e.what());
+        return 1;
+      }
       std::printf("| %s | %u | %.2f | %.2f | %.0f%% | %.3f | %.3f | %lld | %.3f | %.3f | %u | %.3f | %.3f |\n",
                   std::string(engine::policy_name(policy)).c_str(), w, r.seconds_per_job, r.steady_seconds_per_job,
                   100 * r.busy, r.peak_rss, r.peak_tracked, (long long)r.peak_waiting, r.peak_budget_used, r.budget,

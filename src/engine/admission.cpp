@@ -31,11 +31,13 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       // A set that is not resident loads within the budget too: the first partition that needs
       // it carries its bytes (they become the set's charge), the others wait for that one's
       // admission and then need their own bytes only (submit checked that a partition and its
-      // set fit).
+      // set fit). When the set's host copy leaves once it is on the devices, the partition that
+      // loads it reserves the set's bytes alone here and its own after (admit_after_set_load).
       const std::string& set = p.job->param_id;
       const auto load = params.claim_load(set, give_up, [&] { p.set_where(Stage::kWaitingBudget, worker); });
       if (!load) return false;
-      const uint64_t bytes = need + *load;
+      p.admits_after_load = *load && sets_leave_host;
+      const uint64_t bytes = (p.admits_after_load ? 0 : need) + *load;
       if (!budget.try_reserve(bytes, keep_free)) {
         p.set_where(Stage::kWaitingBudget, worker);
         // Idle parameter sets go before work waits, and again whenever the budget changes
@@ -55,6 +57,7 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         params.load_paid(set, *load);
         p.carries_set_load = true;
       }
+      if (p.admits_after_load) return true;  // p.reserved stays 0: the set's bytes are its charge
       break;
     }
     case Policy::kSemaphoreReleaseAfterSynth:
@@ -68,6 +71,38 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       budget.force_reserve(need);
       break;
   }
+  p.reserved = need;
+  return true;
+}
+
+bool Engine::Impl::admit_after_set_load(Partition& p, const std::string& worker) {
+  const uint64_t need = p.job->shape.total();
+  const uint64_t keep_free = urgent_room();
+  const ParamSet& set = *p.params;
+  uint64_t given_back = 0;  // by every device
+  for (auto& d : devices) {
+    const uint64_t b = d->backend->released_host_bytes_of(set.params);
+    given_back = d == devices.front() ? b : std::min(given_back, b);
+  }
+  const uint64_t stays = uint64_t(set.host_bytes) - std::min(uint64_t(set.host_bytes), given_back);
+  if (need + stays + p.job->input_bytes + keep_free > budget.total()) {
+    throw EngineError(EngineError::Code::kFailedPrecondition,
+                      "one partition needs " + mib(need) + " beside the " + mib(stays) + " of parameters '" + set.id +
+                          "' that stay in host memory (the device could not hold all their bases), more than the "
+                          "host-memory budget of " +
+                          mib(budget.total()) + "; raise the budget");
+  }
+  if (budget.try_reserve(need, keep_free)) {
+    p.reserved = need;
+    return true;
+  }
+  p.set_where(Stage::kWaitingBudget, worker);
+  auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
+  auto on_pressure = [&] {
+    params.evict_idle_for(need + keep_free, set.id);
+    trim_backends_if_that_fits(need + keep_free);
+  };
+  if (!budget.reserve(need, give_up, on_pressure, keep_free)) return false;
   p.reserved = need;
   return true;
 }

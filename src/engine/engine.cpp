@@ -34,8 +34,6 @@ uint64_t resolve_budget(const EngineConfig& c) {
   return total - c.safety_margin_bytes;
 }
 
-std::string mib(uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; }
-
 }  // namespace
 
 uint64_t PartitionShape::total() const {
@@ -175,6 +173,9 @@ Engine::Engine(EngineConfig config) {
   for (auto& d : m.devices) all_cuda = all_cuda && d->backend->name().starts_with("cuda");
   m.witness_only =
       c.witness_synthesis == WitnessSynthesis::kOn || (c.witness_synthesis == WitnessSynthesis::kAuto && all_cuda);
+  m.sets_leave_host = c.release_host_parameters && std::all_of(m.devices.begin(), m.devices.end(), [](const auto& d) {
+                        return d->backend->gives_back_host_copies();
+                      });
   m.synthesis_workers = resolve_synthesis_workers(c);
   for (unsigned i = 0; i < m.synthesis_workers; i++) {
     m.threads.emplace_back([&m, i] {
@@ -262,11 +263,15 @@ std::string Engine::submit(JobRequest request) {
   const uint64_t params_bytes = uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
   job->urgent = request.priority >= m.config.urgent_priority;
   const uint64_t room = job->urgent ? 0 : m.urgent_room();
-  if (m.config.policy == Policy::kBudget &&
-      job->shape.total() + params_bytes + job->input_bytes + room > m.budget.total()) {
+  // When the set's host copy leaves once its device holds it (sets_leave_host), the set loads
+  // first and the partition after: each must fit, not both together.
+  const uint64_t peak =
+      m.sets_leave_host ? std::max(job->shape.total(), params_bytes) : job->shape.total() + params_bytes;
+  if (m.config.policy == Policy::kBudget && peak + job->input_bytes + room > m.budget.total()) {
     throw EngineError(Code::kFailedPrecondition,
                       "one partition needs " + mib(job->shape.total()) + " (a/b/c " + mib(job->shape.abc()) +
-                          ") plus " + mib(params_bytes) + " of parameters" +
+                          (m.sets_leave_host ? "), or " : ") plus ") + mib(params_bytes) + " of parameters" +
+                          (m.sets_leave_host ? " while they load" : "") +
                           (room ? " and the " + mib(room) + " kept for urgent work" : std::string()) +
                           ", more than the whole host-memory budget of " + mib(m.budget.total()) +
                           "; raise the budget or use smaller partitions");
@@ -386,15 +391,18 @@ void Engine::preload_params(const std::string& param_id) {
     // (or set up) that the budget cannot hold: a preload is not a way around the budget.
     if (const auto c = ParameterManager::parse_synthetic_id(param_id)) check_synthetic_circuit(*c);
     const auto need = m.params.expected_bytes(param_id);
-    if (need && uint64_t(*need) + uint64_t(m.params.resident_bytes()) + room > m.budget.total()) {
+    // The resident sets' host bytes, less the copies given back (their devices hold them).
+    auto resident = [&m] {
+      return uint64_t(std::max<int64_t>(0, m.params.resident_bytes() - m.backend_parameter_bytes().released));
+    };
+    if (need && uint64_t(*need) + resident() + room > m.budget.total()) {
       m.params.evict_idle_for(uint64_t(*need) + room);
-      if (uint64_t(*need) + uint64_t(m.params.resident_bytes()) + room > m.budget.total()) {
-        throw EngineError(
-            EngineError::Code::kFailedPrecondition,
-            "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
-                mib(m.budget.total() - std::min(m.budget.total(), uint64_t(m.params.resident_bytes()) + room)) +
-                " of the host-memory budget left beside the resident sets in use" +
-                (room ? " and the room kept for urgent work" : ""));
+      if (uint64_t(*need) + resident() + room > m.budget.total()) {
+        throw EngineError(EngineError::Code::kFailedPrecondition,
+                          "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
+                              mib(m.budget.total() - std::min(m.budget.total(), resident() + room)) +
+                              " of the host-memory budget left beside the resident sets in use" +
+                              (room ? " and the room kept for urgent work" : ""));
       }
     }
   }

@@ -38,6 +38,9 @@ inline double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+// Bytes for errors and logs, rounded up: "4037 MiB".
+inline std::string mib(uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; }
+
 inline bool ended(JobState s) {
   return s == JobState::kSucceeded || s == JobState::kFailed || s == JobState::kCancelled;
 }
@@ -86,6 +89,7 @@ struct Partition {
   std::atomic<uint64_t> reserved{0};  // bytes of the budget this partition holds
   bool holds_permit = false;          // semaphore policies
   bool carries_set_load = false;      // its reservation paid for its parameter set's load
+  bool admits_after_load = false;     // and no more: its own bytes come once the set's host copy went
   bool in_tracker = false;
   Stage stage = Stage::kSynthRunning;  // the tracked stage that counts its buffers
   BufferBytes tracked{};               // what the tracker counts for it in `stage`
@@ -161,6 +165,10 @@ struct Engine::Impl {
   // Admission under the configured policy (urgent work: at once, config.urgent_admission); false
   // when the partition was dropped meanwhile.
   bool admit(Partition& p, const std::string& worker);
+  // The second step of a partition that paid for its set's load alone (sets_leave_host): its own
+  // bytes, once the set is on the devices. Throws EngineError when the set's host copy stayed (the
+  // device could not hold every base) and the partition can never fit beside it.
+  bool admit_after_set_load(Partition& p, const std::string& worker);
   // Hands a partition's buffers to the deallocation thread; when they are freed the
   // reservation returns to the budget and the partition counts as ended for its job.
   void retire(std::shared_ptr<Partition> p, bool completed);
@@ -216,6 +224,11 @@ struct Engine::Impl {
   ParameterManager params;
   CompiledCircuits compiled;
   bool witness_only = false;  // partitions are synthesized witness-only (EngineConfig::witness_synthesis)
+  // Every backend gives a set's host copy back once its device holds the set
+  // (ProverBackend::gives_back_host_copies): a partition and its set need not fit the budget
+  // together, since the set loads, goes to the device and leaves the host before the partition's
+  // own bytes are reserved (admit, admit_after_set_load).
+  bool sets_leave_host = false;
   PartitionQueue work_queue;
   PartitionQueue urgent_queue;  // urgent jobs' partitions, for the urgent synthesis worker
   PartitionQueue gpu_queue;

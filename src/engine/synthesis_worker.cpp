@@ -135,6 +135,9 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   // the set's host copy goes back there (engine.release_host_parameters), and its budget with
   // it, before this partition's witness and the next partitions' take the memory.
   if (std::exchange(p->carries_set_load, false) && config.release_host_parameters) load_on_devices(*p->params);
+  if (std::exchange(p->admits_after_load, false) && !admit_after_set_load(*p, name)) {
+    return retire(std::move(p), false);
+  }
   const auto loaded = Clock::now();
   observe_stage(Stage::kLoadingParameters, name, *p, admitted, loaded);
   if (job.stop) return retire(std::move(p), false);  // cancelled meanwhile: skip the synthesis

@@ -57,6 +57,12 @@ class ProverBackend {
   // Host bytes of parameter sets given back to the OS while the device holds them
   // (CudaBackendOptions::release_host_bases); 0 on the CPU.
   virtual size_t released_host_bytes() const { return 0; }
+  // Of one set: its host bytes given back now (0 while the host holds them).
+  virtual size_t released_host_bytes_of(const Parameters& params) const { return 0; }
+  // Whether load_parameters gives a set's host copy back once the device holds all its bases
+  // (CudaBackendOptions::release_host_bases): the engine then admits a partition that loads a set
+  // in two steps, the set first and the partition's own bytes once the copy is gone.
+  virtual bool gives_back_host_copies() const { return false; }
   // Page-locked host bytes: the staging buffers uploads go through, and a/b/c (or their compact
   // copies) locked by prepare_assignment and not yet unlocked (in assignments waiting for or on
   // the device, being freed, or kept idle for the next ones). The kernel can neither swap nor

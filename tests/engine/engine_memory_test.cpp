@@ -424,22 +424,25 @@ TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
 
 // Says it gave a set's host copy back once it holds the set (load_parameters or a proof), as the
 // CUDA backend does with release_host_bases (here the pages stay: the CPU proves from them), until
-// release_parameters; counts the loads.
+// release_parameters; counts the loads. With `keeps` it says it gives copies back but keeps them,
+// as a card that cannot hold every base does.
 class ReleasingBackend final : public groth16::ProverBackend {
  public:
-  explicit ReleasingBackend(std::shared_ptr<std::atomic<int>> loads) : loads_(std::move(loads)) {}
+  explicit ReleasingBackend(std::shared_ptr<std::atomic<int>> loads, bool keeps = false)
+      : loads_(std::move(loads)), keeps_(keeps) {}
   std::string name() const override { return "releasing-cpu"; }
+  bool gives_back_host_copies() const override { return true; }
   void load_parameters(const groth16::Parameters& params) override {
     (*loads_)++;
     std::lock_guard lock(mutex_);
-    released_[&params] = params.base_bytes();
+    if (!keeps_) released_[&params] = params.base_bytes();
   }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
                                     const Fr& s, groth16::ProveTimings* t) override {
     auto out = cpu_->prove_start(params, pa, r, s, t);
     std::lock_guard lock(mutex_);
-    if (!released_.count(&params)) unplaced_proofs_++;
-    released_[&params] = params.base_bytes();
+    if (!released_.count(&params) && !keeps_) unplaced_proofs_++;
+    if (!keeps_) released_[&params] = params.base_bytes();
     return out;
   }
   int unplaced_proofs() const {
@@ -456,9 +459,15 @@ class ReleasingBackend final : public groth16::ProverBackend {
     for (const auto& [p, bytes] : released_) sum += bytes;
     return sum;
   }
+  size_t released_host_bytes_of(const groth16::Parameters& params) const override {
+    std::lock_guard lock(mutex_);
+    auto it = released_.find(&params);
+    return it == released_.end() ? 0 : it->second;
+  }
 
  private:
   std::shared_ptr<std::atomic<int>> loads_;
+  const bool keeps_;
   mutable std::mutex mutex_;
   std::map<const groth16::Parameters*, size_t> released_;
   int unplaced_proofs_ = 0;
@@ -504,6 +513,71 @@ TEST(EngineTest, HostCopiesGivenBackLeaveTheBudgetUntilEviction) {
   EXPECT_EQ(s.buffers.parameters_host_bytes, 0);
   EXPECT_EQ(s.buffers.budget_used, s.buffers.compiled_circuit_bytes) << "no more and no less than was charged";
   expect_idle(engine);
+}
+
+// A set whose host copy leaves once its device holds it loads before its partition's own bytes
+// are reserved: a budget that holds the set, or a partition beside what stays of it, but not both
+// together, proves the job (a host of 64 GiB and a 44 GiB PoRep set). A backend that keeps the copy
+// after all fails the job by name rather than waiting forever for room that never comes.
+TEST(EngineTest, ASetThatLeavesTheHostLoadsBeforeItsPartitionsBytes) {
+  const JobRequest job = synthetic_job(1 << 12, 2, 0, 22);
+  const uint64_t partition = partition_shape(make_synthetic_input(job.partitions)->shape()).total();
+  auto loads = std::make_shared<std::atomic<int>>(0);
+  int64_t set = 0, stays = 0;
+  {
+    test::TempDir dir("cuzk-engine-test");
+    auto cfg = cpu_test_config(dir.path);
+    cfg.make_backend = [loads] { return std::make_unique<ReleasingBackend>(loads); };
+    Engine engine(cfg);
+    engine.preload_params(make_synthetic_input(job.partitions)->param_id());
+    const auto s = engine.snapshot();
+    ASSERT_EQ(s.params.size(), 1u);
+    set = s.params[0].host_bytes;
+    stays = set - s.buffers.parameters_released_bytes;
+  }
+  // Submission judges an unloaded set by its expected bytes (for a synthetic set, an estimate).
+  int64_t expected = 0;
+  {
+    test::TempDir dir("cuzk-engine-test");
+    MemoryBudget unused(uint64_t(1) << 30);
+    ParameterManager params(dir.path, /*allow_synthetic_setup=*/true, unused, {}, {});
+    expected = params.expected_bytes(make_synthetic_input(job.partitions)->param_id()).value_or(0);
+  }
+  const uint64_t budget = std::max({uint64_t(set), uint64_t(expected), partition + uint64_t(stays)}) + (64 << 10);
+  ASSERT_LT(budget, uint64_t(set) + partition) << "the budget must not hold a partition beside the whole set: set "
+                                               << set << ", expected " << expected << ", partition " << partition;
+  auto config = [&](const std::string& dir, bool keeps) {
+    auto cfg = cpu_test_config(dir);
+    cfg.budget_bytes = budget;
+    cfg.make_backend = [loads, keeps] { return std::make_unique<ReleasingBackend>(loads, keeps); };
+    return cfg;
+  };
+  {
+    test::TempDir dir("cuzk-engine-test");
+    Engine engine(config(dir.path, false));
+    const auto id = engine.submit(job);
+    EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
+    const auto s = engine.snapshot();
+    EXPECT_LE(s.buffers.peak_budget_used, s.buffers.budget_total);
+    EXPECT_EQ(s.buffers.parameters_released_bytes, set - stays);
+    expect_idle(engine);
+  }
+  {
+    test::TempDir dir("cuzk-engine-test");
+    Engine engine(config(dir.path, true));
+    const auto id = engine.submit(job);
+    const auto r = await_end(engine, id);
+    EXPECT_EQ(r.state, JobState::kFailed);
+    EXPECT_NE(r.error.find("stay in host memory"), std::string::npos) << r.error;
+    expect_idle(engine);
+  }
+  {  // A backend that keeps its host copies: the set and a partition must fit together, as before.
+    test::TempDir dir("cuzk-engine-test");
+    auto cfg = config(dir.path, false);
+    cfg.release_host_parameters = false;
+    Engine engine(cfg);
+    EXPECT_THROW(engine.submit(job), EngineError);
+  }
 }
 
 }  // namespace

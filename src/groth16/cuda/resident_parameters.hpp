@@ -67,11 +67,12 @@ class ResidentParameters {
   // where the new plan keeps them all resident (giving up H's copies, on the device, when it has no
   // room for them); otherwise the set is dropped here and get() places it again from its host copy.
   void replan(const Parameters& params, size_t held);
-  // Whether the set's host copy is given back now.
-  bool host_released(const Parameters& params) const {
+  // The set's host bytes given back now (0: the host holds its copy).
+  size_t released_host_bytes_of(const Parameters& params) const {
     auto it = sets_.find(&params);
-    return it != sets_.end() && it->second.host_released;
+    return it == sets_.end() ? 0 : it->second.host_released;
   }
+  bool host_released(const Parameters& params) const { return released_host_bytes_of(params) > 0; }
   // With CudaBackendOptions::release_host_bases: gives the host copy of every set whose bases
   // are all resident back to the OS (its pins first), unless another device pins it too. Every
   // path that would read a host copy again (streaming, H's plain re-upload, a re-placement)

@@ -166,14 +166,16 @@ std::unique_ptr<groth16::Parameters> make_pseudo_parameters(const engine::Circui
 // Pseudo-random points of a kind's circuit shape, from its partition 0 synthesized here.
 std::unique_ptr<groth16::Parameters> pseudo_parameters_of(const engine::ProofInput& input) {
   const auto t0 = Clock::now();
-  r1cs::ProvingAssignment pa;
-  input.synthesize(0, pa);
-  pa.enforce_input_constraints();
-  const size_t n = std::bit_ceil(pa.num_constraints());
-  // The shape is all the points need: a/b/c (12.5 GiB at 32 GiB) go before the set is made (the
-  // process's peak, 62.8 GB on the H200 with them, is the run's peak of a 48 GiB budget).
-  pa.release_abc();
-  auto params = groth16::pseudo_random_parameters(pa, n, 1);
+  groth16::PseudoParameterShape shape;
+  {
+    r1cs::ProvingAssignment pa;
+    input.synthesize(0, pa);
+    pa.enforce_input_constraints();
+    shape = groth16::pseudo_parameter_shape(pa, std::bit_ceil(pa.num_constraints()));
+  }
+  // The counts are all the points need: the partition (16.7 GiB at 32 GiB) goes before the set is
+  // made (the process's peak, 62.8 GB on the H200 with a/b/c beside it, is a 48 GiB budget's).
+  auto params = groth16::pseudo_random_parameters(shape, 1);
   std::fprintf(stderr, "parameters %s: pseudo-random, %.1f GiB, made in %.1f s\n", input.kind().c_str(),
                gib(int64_t(params.base_bytes())), seconds_since(t0));
   return std::make_unique<groth16::Parameters>(std::move(params));

@@ -118,21 +118,32 @@ std::vector<ec::AffinePoint<Curve>> tiled_points(size_t count, const std::vector
 
 }  // namespace
 
-Parameters pseudo_random_parameters(const r1cs::ProvingAssignment& pa, size_t n, uint64_t seed) {
+PseudoParameterShape pseudo_parameter_shape(const r1cs::ProvingAssignment& pa, size_t n) {
+  return {.n = n,
+          .inputs = pa.num_inputs(),
+          .aux = pa.num_aux(),
+          .a_aux = pa.a_aux_density().count_ones(),
+          .b = pa.b_input_density().count_ones() + pa.b_aux_density().count_ones()};
+}
+
+Parameters pseudo_random_parameters(const PseudoParameterShape& shape, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto g1 = ec::pseudo_random_subgroup_points<ec::G1Curve>(size_t(1) << 16, rng);
   const auto g2 = ec::pseudo_random_subgroup_points<ec::G2Curve>(size_t(1) << 12, rng);
   Parameters p;
   p.vk.alpha_g1 = p.vk.beta_g1 = p.vk.delta_g1 = g1[0];
   p.vk.beta_g2 = p.vk.gamma_g2 = p.vk.delta_g2 = g2[0];
-  p.vk.ic.assign(pa.num_inputs(), g1[1]);
-  const size_t b_count = pa.b_input_density().count_ones() + pa.b_aux_density().count_ones();
-  p.h = tiled_points(n - 1, g1);
-  p.l = tiled_points(pa.num_aux(), g1);
-  p.a = tiled_points(pa.num_inputs() + pa.a_aux_density().count_ones(), g1);
-  p.b_g1 = tiled_points(b_count, g1);
-  p.b_g2 = tiled_points(b_count, g2);
+  p.vk.ic.assign(shape.inputs, g1[1]);
+  p.h = tiled_points(shape.n - 1, g1);
+  p.l = tiled_points(shape.aux, g1);
+  p.a = tiled_points(shape.inputs + shape.a_aux, g1);
+  p.b_g1 = tiled_points(shape.b, g1);
+  p.b_g2 = tiled_points(shape.b, g2);
   return p;
+}
+
+Parameters pseudo_random_parameters(const r1cs::ProvingAssignment& pa, size_t n, uint64_t seed) {
+  return pseudo_random_parameters(pseudo_parameter_shape(pa, n), seed);
 }
 
 }  // namespace cuzk::groth16

@@ -44,19 +44,21 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         // while this partition is at the head of the line; but not its own set, which it would
         // load again at once. The backends' idle copies go too, when that lets the partition in
         // (their unlock waits for the device, and the next partitions would make them again).
+        // A partition that can never fit beside what stays of its set's host copy gives up.
+        std::string never_fits;
         auto on_pressure = [&] {
           params.evict_idle_for(bytes + keep_free, set);
           trim_backends_if_that_fits(bytes + keep_free);
+          if (!*load) never_fits = never_fits_beside_set(p);
         };
-        if (!budget.reserve(bytes, give_up, on_pressure, keep_free)) {
+        auto give_up_or_never_fits = [&] { return give_up() || !never_fits.empty(); };
+        if (!budget.reserve(bytes, give_up_or_never_fits, on_pressure, keep_free)) {
           if (*load) params.unclaim(set);
+          if (!never_fits.empty()) throw EngineError(EngineError::Code::kFailedPrecondition, never_fits);
           return false;
         }
       }
-      if (*load) {
-        params.load_paid(set, *load);
-        p.carries_set_load = true;
-      }
+      if (*load) params.load_paid(set, *load);
       if (p.admits_after_load) return true;  // p.reserved stays 0: the set's bytes are its charge
       break;
     }
@@ -75,34 +77,51 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
   return true;
 }
 
+std::string Engine::Impl::never_fits_beside_set(const Partition& p) const {
+  if (!sets_leave_host) return {};
+  const auto set = params.peek(p.job->param_id);
+  if (!set || !set->on_devices) return {};  // not loaded, or not yet placed: its copy may still go
+  uint64_t given_back = 0;                  // by every device
+  for (auto& d : devices) {
+    const uint64_t b = d->backend->released_host_bytes_of(set->params);
+    given_back = d == devices.front() ? b : std::min(given_back, b);
+  }
+  const uint64_t stays = uint64_t(set->host_bytes) - std::min(uint64_t(set->host_bytes), given_back);
+  const uint64_t need = p.job->shape.total();
+  if (need + stays + p.job->input_bytes + urgent_room() <= budget.total()) return {};
+  return "one partition needs " + mib(need) + " beside the " + mib(stays) + " of parameters '" + set->id +
+         "' that stay in host memory (the device could not hold all their bases), more than the host-memory "
+         "budget of " +
+         mib(budget.total()) + "; raise the budget";
+}
+
 bool Engine::Impl::admit_after_set_load(Partition& p, const std::string& worker) {
   const uint64_t need = p.job->shape.total();
   const uint64_t keep_free = urgent_room();
-  const ParamSet& set = *p.params;
-  uint64_t given_back = 0;  // by every device
-  for (auto& d : devices) {
-    const uint64_t b = d->backend->released_host_bytes_of(set.params);
-    given_back = d == devices.front() ? b : std::min(given_back, b);
-  }
-  const uint64_t stays = uint64_t(set.host_bytes) - std::min(uint64_t(set.host_bytes), given_back);
-  if (need + stays + p.job->input_bytes + keep_free > budget.total()) {
-    throw EngineError(EngineError::Code::kFailedPrecondition,
-                      "one partition needs " + mib(need) + " beside the " + mib(stays) + " of parameters '" + set.id +
-                          "' that stay in host memory (the device could not hold all their bases), more than the "
-                          "host-memory budget of " +
-                          mib(budget.total()) + "; raise the budget");
+  const std::string set = p.job->param_id;
+  if (auto never = never_fits_beside_set(p); !never.empty()) {
+    budget.recheck();  // the partitions waiting for room beside this set find out too
+    throw EngineError(EngineError::Code::kFailedPrecondition, never);
   }
   if (budget.try_reserve(need, keep_free)) {
     p.reserved = need;
     return true;
   }
+  // Waits without holding the set (the head of the line may need it evicted); the caller
+  // acquires it again.
+  p.params.reset();
   p.set_where(Stage::kWaitingBudget, worker);
-  auto give_up = [&] { return p.job->stop.load() || stopping.load(); };
+  std::string never_fits;
+  auto give_up = [&] { return p.job->stop.load() || stopping.load() || !never_fits.empty(); };
   auto on_pressure = [&] {
-    params.evict_idle_for(need + keep_free, set.id);
+    params.evict_idle_for(need + keep_free, set);
     trim_backends_if_that_fits(need + keep_free);
+    never_fits = never_fits_beside_set(p);
   };
-  if (!budget.reserve(need, give_up, on_pressure, keep_free)) return false;
+  if (!budget.reserve(need, give_up, on_pressure, keep_free)) {
+    if (!never_fits.empty()) throw EngineError(EngineError::Code::kFailedPrecondition, never_fits);
+    return false;
+  }
   p.reserved = need;
   return true;
 }

@@ -92,6 +92,12 @@ void MemoryBudget::wake_all() {
   cv_.notify_all();
 }
 
+void MemoryBudget::recheck() {
+  std::lock_guard lock(mutex_);
+  version_++;
+  cv_.notify_all();
+}
+
 void MemoryBudget::set_observer(std::function<void(uint64_t, uint64_t)> observer) {
   std::lock_guard lock(mutex_);
   observer_ = std::move(observer);

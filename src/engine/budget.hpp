@@ -46,6 +46,9 @@ class MemoryBudget {
   void release(uint64_t bytes);
   // Wakes every waiter to re-check give_up (after a cancellation or at shutdown).
   void wake_all();
+  // As a change of the budget for its waiters: the head runs on_pressure again (what it checks
+  // there changed outside the budget).
+  void recheck();
   // Called after every change with (total, used), under the budget's lock: it must not call
   // back into the budget.
   void set_observer(std::function<void(uint64_t, uint64_t)> observer);

@@ -459,6 +459,7 @@ void Engine::Impl::load_on_devices(const ParamSet& set) {
                                e.what());
     }
   }
+  set.on_devices = true;
 }
 
 bool Engine::evict_params(const std::string& param_id) {

@@ -88,7 +88,6 @@ struct Partition {
   std::string label;                  // "<job>/<index>" for logs and the timeline
   std::atomic<uint64_t> reserved{0};  // bytes of the budget this partition holds
   bool holds_permit = false;          // semaphore policies
-  bool carries_set_load = false;      // its reservation paid for its parameter set's load
   bool admits_after_load = false;     // and no more: its own bytes come once the set's host copy went
   bool in_tracker = false;
   Stage stage = Stage::kSynthRunning;  // the tracked stage that counts its buffers
@@ -167,8 +166,13 @@ struct Engine::Impl {
   bool admit(Partition& p, const std::string& worker);
   // The second step of a partition that paid for its set's load alone (sets_leave_host): its own
   // bytes, once the set is on the devices. Throws EngineError when the set's host copy stayed (the
-  // device could not hold every base) and the partition can never fit beside it.
+  // device could not hold every base) and the partition can never fit beside it. When it must
+  // wait it lets go of p.params first: the caller acquires the set again.
   bool admit_after_set_load(Partition& p, const std::string& worker);
+  // With sets_leave_host: the error for p when its set is on the devices but what stays of its
+  // host copy leaves no room for p within the whole budget; empty otherwise (also while the set
+  // is not loaded or not yet placed). Reads the backends without their locks.
+  std::string never_fits_beside_set(const Partition& p) const;
   // Hands a partition's buffers to the deallocation thread; when they are freed the
   // reservation returns to the budget and the partition counts as ended for its job.
   void retire(std::shared_ptr<Partition> p, bool completed);

@@ -383,6 +383,12 @@ bool ParameterManager::resident(const std::string& id) const {
   return it != entries_.end() && it->second.set;
 }
 
+std::shared_ptr<const ParamSet> ParameterManager::peek(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(id);
+  return it == entries_.end() ? nullptr : it->second.set;
+}
+
 int64_t ParameterManager::resident_bytes() const {
   std::lock_guard lock(mutex_);
   return resident_bytes_;

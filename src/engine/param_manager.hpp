@@ -5,6 +5,7 @@
 // sets that are not cached are generated (random toxic waste) when allowed.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -31,6 +32,9 @@ struct ParamSet {
   groth16::Parameters params;
   groth16::PreparedVerifyingKey pvk;
   int64_t host_bytes = 0;
+  // Put on the devices by the partition that loaded it (Engine::Impl::load_on_devices): from then
+  // on, what the backends did not give back of its host copy stays.
+  mutable std::atomic<bool> on_devices{false};
 };
 
 struct ParamSetInfo {
@@ -88,6 +92,8 @@ class ParameterManager {
   // Host bytes the set would take, from its file (or its synthetic shape); nullopt if unknown.
   std::optional<int64_t> expected_bytes(const std::string& id) const;
   bool resident(const std::string& id) const;
+  // The resident set, without loading it or counting a use (null when it is not resident).
+  std::shared_ptr<const ParamSet> peek(const std::string& id) const;
   int64_t resident_bytes() const;
   // Loads that failed for a reason other than a missing file, since start: a file unreadable,
   // truncated, with a wrong digest or points off the curve (or a source's or the setup's error).

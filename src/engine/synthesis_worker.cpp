@@ -123,20 +123,24 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   // Parameters: loaded once per set and shared while partitions hold them (the first pays).
   p->set_where(Stage::kLoadingParameters, name);
   const bool within_budget = config.policy == Policy::kBudget && !job.urgent;
-  while (!(p->params = params.acquire(job.param_id, within_budget))) {
-    // The set was evicted while this partition waited for the budget (so it carried none of the
-    // set's bytes), and they do not fit beside it now: admitted again, carrying them.
-    budget.release(p->reserved.exchange(0));
-    if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
+  for (;;) {
+    while (!(p->params = params.acquire(job.param_id, within_budget))) {
+      // The set was evicted while this partition waited for the budget (so it carried none of
+      // the set's bytes), and they do not fit beside it now: admitted again, carrying them.
+      budget.release(p->reserved.exchange(0));
+      if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
+      p->set_where(Stage::kLoadingParameters, name);
+    }
+    if (job.urgent) params.keep_under_pressure(job.param_id);
+    // A set goes on the devices before the first synthesis that uses it (the partition that
+    // loaded it, or one that got it first): with one GPU its host copy goes back there
+    // (engine.release_host_parameters), and its budget with it, before the witnesses take the
+    // memory, and no proof finds it not yet placed. Placing a placed set again is a no-op.
+    if (config.release_host_parameters && !p->params->on_devices) load_on_devices(*p->params);
+    if (!std::exchange(p->admits_after_load, false)) break;
+    if (!admit_after_set_load(*p, name)) return retire(std::move(p), false);
+    if (p->params) break;  // its bytes reserved at once; else it waited without the set
     p->set_where(Stage::kLoadingParameters, name);
-  }
-  if (job.urgent) params.keep_under_pressure(job.param_id);
-  // The partition that loaded the set puts it on the devices before its synthesis: with one GPU
-  // the set's host copy goes back there (engine.release_host_parameters), and its budget with
-  // it, before this partition's witness and the next partitions' take the memory.
-  if (std::exchange(p->carries_set_load, false) && config.release_host_parameters) load_on_devices(*p->params);
-  if (std::exchange(p->admits_after_load, false) && !admit_after_set_load(*p, name)) {
-    return retire(std::move(p), false);
   }
   const auto loaded = Clock::now();
   observe_stage(Stage::kLoadingParameters, name, *p, admitted, loaded);

@@ -198,7 +198,6 @@ class CudaBackend final : public ProverBackend {
   size_t resident_bytes() const override { return resident_.bytes(); }
   size_t released_host_bytes() const override { return resident_.released_host_bytes(); }
   size_t released_host_bytes_of(const Parameters& params) const override {
-    std::lock_guard lock(mutex_);
     return resident_.released_host_bytes_of(params);
   }
   bool gives_back_host_copies() const override { return options_.release_host_bases; }
@@ -622,7 +621,7 @@ class CudaBackend final : public ProverBackend {
   cudaEvent_t uploaded_[3] = {};          // a, b, c landed on the device
   cudaEvent_t product_done_ = nullptr;    // overlaid: a b is formed, c may go up over b
   groth16::cuda::DeviceMemoryPlan plan_;  // the plan of the proof in progress
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
   DeviceBuffer<Fr> scratch_;       // a, b, c (3 n), then aux and inputs; the largest seen, reused

@@ -67,12 +67,18 @@ class ResidentParameters {
   // where the new plan keeps them all resident (giving up H's copies, on the device, when it has no
   // room for them); otherwise the set is dropped here and get() places it again from its host copy.
   void replan(const Parameters& params, size_t held);
-  // The set's host bytes given back now (0: the host holds its copy).
-  size_t released_host_bytes_of(const Parameters& params) const {
+  // Whether the set's host copy is given back now.
+  bool host_released(const Parameters& params) const {
     auto it = sets_.find(&params);
-    return it == sets_.end() ? 0 : it->second.host_released;
+    return it != sets_.end() && it->second.host_released;
   }
-  bool host_released(const Parameters& params) const { return released_host_bytes_of(params) > 0; }
+  // The set's host bytes given back now, 0 while the host holds its copy (read without the
+  // backend's lock: the engine's admission asks while a proof runs).
+  size_t released_host_bytes_of(const Parameters& params) const {
+    std::lock_guard lock(released_of_mutex_);
+    auto it = released_of_.find(&params);
+    return it == released_of_.end() ? 0 : it->second;
+  }
   // With CudaBackendOptions::release_host_bases: gives the host copy of every set whose bases
   // are all resident back to the OS (its pins first), unless another device pins it too. Every
   // path that would read a host copy again (streaming, H's plain re-upload, a re-placement)
@@ -116,7 +122,11 @@ class ResidentParameters {
   std::map<const Parameters*, ResidentSet> sets_;
   std::atomic<size_t> total_{0};     // device bytes of sets_, kept under the backend's lock
   std::atomic<size_t> released_{0};  // host bytes given back, the sum of sets_' host_released
-  unsigned generation_ = 0;          // sets that left: a set with streamed bases placed before is placed again
+  // sets_' host_released by set, for readers without the backend's lock.
+  mutable std::mutex released_of_mutex_;
+  std::map<const Parameters*, size_t> released_of_;
+  void set_released_of(const Parameters* params, size_t bytes);
+  unsigned generation_ = 0;  // sets that left: a set with streamed bases placed before is placed again
   mutable std::mutex plan_mutex_;
   DeviceMemoryPlan plan_;
 };

@@ -460,6 +460,9 @@ void Engine::Impl::load_on_devices(const ParamSet& set) {
     }
   }
   set.on_devices = true;
+  // The partitions waiting for room beside the set look again at what stays of its host copy
+  // (never_fits_beside_set): placing it may not have changed the budget.
+  budget.recheck();
 }
 
 bool Engine::evict_params(const std::string& param_id) {

@@ -154,6 +154,12 @@ class CudaBackend final : public ProverBackend {
   PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
                            ProveTimings* timings) override {
     std::lock_guard lock(mutex_);
+    // What the sets' host copies are once this proof ends, failed or not, is what the engine's
+    // admission reads (never a copy written back only to place a set again within the proof).
+    struct Publish {
+      ResidentParameters& resident;
+      ~Publish() { resident.publish_released_of(); }
+    } publish{resident_};
     PendingProof out = prove_start_locked(params, pa, r, s, timings);
     resident_.release_host_copies();  // a set placed by this proof, or streamed no more
     return out;

@@ -137,26 +137,24 @@ void ResidentParameters::release(const Parameters& params, bool restore_host) {
   if (it == sets_.end()) return;
   if (restore_host) restore_host_copy(params, it->second, "to place the set again");
   released_ -= it->second.host_released;
-  set_released_of(&params, 0);
   total_ -= it->second.bytes();
   sets_.erase(it);
   generation_++;
+  if (!restore_host) publish_released_of();  // else placed again before the proof ends
 }
 
 void ResidentParameters::clear() {
   sets_.clear();
   total_ = 0;
   released_ = 0;
-  std::lock_guard lock(released_of_mutex_);
-  released_of_.clear();
+  publish_released_of();
 }
 
-void ResidentParameters::set_released_of(const Parameters* params, size_t bytes) {
+void ResidentParameters::publish_released_of() {
   std::lock_guard lock(released_of_mutex_);
-  if (bytes) {
-    released_of_[params] = bytes;
-  } else {
-    released_of_.erase(params);
+  released_of_.clear();
+  for (const auto& [p, r] : sets_) {
+    if (r.host_released) released_of_[p] = r.host_released;
   }
 }
 
@@ -174,12 +172,12 @@ void ResidentParameters::release_host_copies() {
                       discard_host_points(p->a, *r.a) + discard_host_points(p->b_g1, *r.b_g1) +
                       discard_host_points(p->b_g2, *r.b_g2);
     released_ += r.host_released;
-    set_released_of(p, r.host_released);
     std::fprintf(stderr,
                  "cuzk: %s gave back the host copy of a set of 2^%d (%.1f GB): its bases are all on the device\n",
                  owner_.c_str(), std::countr_zero(proof_shape(*p).n), in_gb(r.host_released));
     if (!r.host_released) r.pinned = std::make_unique<PinnedParameters>(*p);  // refused: as before
   }
+  publish_released_of();
 }
 
 void ResidentParameters::restore_host_copy(const Parameters& params, ResidentSet& r, const char* why) {
@@ -192,7 +190,6 @@ void ResidentParameters::restore_host_copy(const Parameters& params, ResidentSet
   restore_host_points(params.b_g2, *r.b_g2);
   released_ -= r.host_released;
   r.host_released = 0;
-  set_released_of(&params, 0);
   r.pinned = std::make_unique<PinnedParameters>(params);
   std::fprintf(stderr, "cuzk: %s wrote the host copy of a set of 2^%d (%.1f GB) back from the device %s (%.1f s)\n",
                owner_.c_str(), std::countr_zero(proof_shape(params).n), in_gb(params.base_bytes()), why,

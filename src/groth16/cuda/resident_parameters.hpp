@@ -86,6 +86,9 @@ class ResidentParameters {
   void release_host_copies();
   // Host bytes given back now (read without the backend's lock).
   size_t released_host_bytes() const { return released_.load(); }
+  // Makes the sets' given-back bytes as they stand now what released_host_bytes_of reads (done by
+  // release_host_copies, an eviction and clear; the backend also calls it when a proof fails).
+  void publish_released_of();
   // Device bytes of the resident sets (read without the backend's lock).
   size_t bytes() const { return total_.load(); }
   // The plan in force (the last set placed); fits is false before any.
@@ -122,10 +125,11 @@ class ResidentParameters {
   std::map<const Parameters*, ResidentSet> sets_;
   std::atomic<size_t> total_{0};     // device bytes of sets_, kept under the backend's lock
   std::atomic<size_t> released_{0};  // host bytes given back, the sum of sets_' host_released
-  // sets_' host_released by set, for readers without the backend's lock.
+  // sets_' host_released by set, for readers without the backend's lock, published where a
+  // backend call ends in a settled state (release_host_copies, an eviction, clear): a copy written
+  // back only to place the set again within one proof is never seen.
   mutable std::mutex released_of_mutex_;
   std::map<const Parameters*, size_t> released_of_;
-  void set_released_of(const Parameters* params, size_t bytes);
   unsigned generation_ = 0;  // sets that left: a set with streamed bases placed before is placed again
   mutable std::mutex plan_mutex_;
   DeviceMemoryPlan plan_;

@@ -7,18 +7,12 @@ one waiting (the worker's own overhead between proofs). Then each stage's mean s
 Usage: scripts/timeline_gpu_gaps.py TRACE.json [TRACE.json ...]
 """
 import bisect
-import json
+import os
 import sys
 from collections import defaultdict
 
-
-def load(path):
-    with open(path) as f:
-        text = f.read()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:  # a run still going (or killed): the array is not closed yet
-        return json.loads(text.rstrip().rstrip(",") + "]")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timeline_peaks import load  # noqa: E402  (a trace, whole or cut off mid-run)
 
 
 def waiting_series(events):

@@ -32,8 +32,9 @@ struct ParamSet {
   groth16::Parameters params;
   groth16::PreparedVerifyingKey pvk;
   int64_t host_bytes = 0;
-  // Put on the devices by the partition that loaded it (Engine::Impl::load_on_devices): from then
-  // on, what the backends did not give back of its host copy stays.
+  // Put on the devices by the first partition that got it, or by a preload
+  // (Engine::Impl::load_on_devices): from then on, what the backends did not give back of its host
+  // copy stays.
   mutable std::atomic<bool> on_devices{false};
 };
 

@@ -63,6 +63,10 @@ class ProverBackend {
   // (CudaBackendOptions::release_host_bases): the engine then admits a partition that loads a set
   // in two steps, the set first and the partition's own bytes once the copy is gone.
   virtual bool gives_back_host_copies() const { return false; }
+  // The set's host copy stays from now on, until release_parameters: another backend reads it
+  // (the card's urgent lane, which uploads the set from it). Written back from the device now
+  // when it was given back.
+  virtual void keep_host_copy(const Parameters& params) {}
   // Page-locked host bytes: the staging buffers uploads go through, and a/b/c (or their compact
   // copies) locked by prepare_assignment and not yet unlocked (in assignments waiting for or on
   // the device, being freed, or kept idle for the next ones). The kernel can neither swap nor
@@ -108,6 +112,11 @@ struct CudaBackendOptions {
   // vectors are this backend's alone (one device: another backend reading them would read
   // zeros); after release_parameters they stay zeros for the caller to free.
   bool release_host_bases = false;
+  // The card's urgent lane (msm::cuda::Lane): this backend's streams and MSMs run at the device's
+  // greatest priority, beside an ordinary backend's proof on the same card, so that an urgent
+  // proof (WinningPoSt) waits for no ordinary prove_start. Give the two backends
+  // device_memory_bytes that add up to at most the card.
+  bool urgent_lane = false;
 };
 // Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.
 std::unique_ptr<ProverBackend> make_cuda_backend(int device, const CudaBackendOptions& options = {});

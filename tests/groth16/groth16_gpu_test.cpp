@@ -370,6 +370,67 @@ TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
   gpu->release_parameters(params);  // unlocked before params' memory goes
 }
 
+// The card's urgent lane beside its ordinary backend (the engine's pair): each proves on its own
+// thread at once, the ordinary one a 2^21 set, the lane a 2^16 set that the ordinary backend
+// held first and gave its host copy back for (keep_host_copy writes it back, so the lane uploads
+// the points, not zeros); every PendingProof equals the CPU backend's.
+TEST_F(CudaBackendProofTest, UrgentLaneProvesBesideTheOrdinaryBackend) {
+  const size_t card = make_cuda_backend(0)->device_info().memory_total;
+  constexpr size_t kLane = size_t(1) << 30;
+  auto ordinary = make_cuda_backend(0, {.device_memory_bytes = card - kLane, .release_host_bases = true});
+  auto lane = make_cuda_backend(0, {.h_copies = 1, .device_memory_bytes = kLane, .urgent_lane = true});
+  EXPECT_EQ(lane->name(), "cuda:0-urgent");
+  auto cpu = make_cpu_backend();
+  circuits::SyntheticCircuit big(1100000, 8, {}, test::run_seed());
+  circuits::SyntheticCircuit small(40000, 4, {}, test::run_seed() + 1);
+  auto big_pa = synthesize(big);
+  auto small_pa = synthesize(small);
+  const Parameters big_params = pseudo_random_parameters(big_pa, size_t(1) << 21, test::run_seed());
+  const Parameters small_params = pseudo_random_parameters(small_pa, size_t(1) << 16, test::run_seed() + 2);
+  const Parameters small_copy = small_params;  // the CPU's: the GPU's host copy goes and comes back
+  ordinary->load_parameters(small_params);
+  EXPECT_GT(ordinary->released_host_bytes_of(small_params), 0u) << "the ordinary backend gave its host copy back";
+  ordinary->keep_host_copy(small_params);
+  EXPECT_EQ(ordinary->released_host_bytes_of(small_params), 0u) << "written back for the lane";
+  const Fr r = Fr::from_u64(31), s = Fr::from_u64(37);
+  auto cpu_big = big_pa, cpu_small = small_pa;
+  const PendingProof want_big = cpu->prove_start(big_params, cpu_big, r, s);
+  const PendingProof want_small = cpu->prove_start(small_copy, cpu_small, r, s);
+  constexpr int kBig = 3, kSmall = 6;
+  std::vector<PendingProof> got_big(kBig), got_small(kSmall);
+  std::string big_error, small_error;
+  std::thread t_big([&] {
+    try {
+      for (auto& g : got_big) {
+        auto pa = big_pa;
+        g = ordinary->prove_start(big_params, pa, r, s);
+      }
+    } catch (const std::exception& e) {
+      big_error = e.what();
+    }
+  });
+  std::thread t_small([&] {
+    try {
+      for (auto& g : got_small) {
+        auto pa = small_pa;
+        g = lane->prove_start(small_params, pa, r, s);
+      }
+    } catch (const std::exception& e) {
+      small_error = e.what();
+    }
+  });
+  t_big.join();
+  t_small.join();
+  ASSERT_EQ(big_error, "");
+  ASSERT_EQ(small_error, "");
+  for (const auto& g : got_big) expect_same(g, want_big);
+  for (const auto& g : got_small) expect_same(g, want_small);
+  EXPECT_EQ(ordinary->released_host_bytes_of(small_params), 0u) << "a kept copy is never given back again";
+  lane->release_parameters(small_params);
+  ordinary->release_parameters(small_params);
+  ordinary->release_parameters(big_params);
+}
+
 // One witness-only proof on the GPU against the CPU's from full synthesis with the same r, s:
 // a/b/c made on the device, never on the host; the same PendingProof and proof bytes, verified.
 // gpu_params and cpu_params hold the same set (the CPU's a copy where the GPU's host copy goes).

@@ -20,6 +20,8 @@
 // memory) makes room (copies, workspace, resident bases) and is tried again, so a job fails for
 // its own input only. prove_finish is left with the assembly. The field is exact, so the
 // PendingProof, and hence the proof for the same r and s, is the CPU backend's bit for bit.
+// A backend of the card's urgent lane (CudaBackendOptions::urgent_lane) is the same on streams of
+// the greatest priority and the MSMs' urgent lane, beside the card's ordinary backend.
 // Its parts: piece_locks.hpp (a/b/c page-locked in pieces), compact_copies.hpp (compact a/b/c
 // kept locked between partitions), prepared_abc.hpp (prepare_assignment's result),
 // host_pins.hpp (parameters' host memory pinned), resident_parameters.hpp (the sets on the
@@ -97,18 +99,25 @@ struct ProofVectors {
 class CudaBackend final : public ProverBackend {
  public:
   CudaBackend(int device, const CudaBackendOptions& options)
-      : device_(device), options_(options), resident_(device, options, "cuda:" + std::to_string(device)) {
+      : device_(device), options_(options), resident_(device, options, backend_name(device, options)) {
     set_device();
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     device_name_ = prop.name;
     device_memory_ = prop.totalGlobalMem;
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaStreamCreateWithFlags(&upload_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    // The urgent lane's streams at the device's greatest priority (0 is the default's).
+    int least = 0, greatest = 0;
+    if (options_.urgent_lane)
+      check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    for (cudaStream_t* st : {&stream_, &upload_stream_}) {
+      check(cudaStreamCreateWithPriority(st, cudaStreamNonBlocking, options_.urgent_lane ? greatest : 0),
+            "cudaStreamCreate");
+    }
     for (auto& e : uploaded_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaEventCreateWithFlags(&product_done_, cudaEventDisableTiming), "cudaEventCreate");
   }
   ~CudaBackend() override {
+    msm::cuda::LaneScope lane(msm_lane());
     cudaSetDevice(device_);
     cudaStreamSynchronize(upload_stream_);
     cudaStreamSynchronize(stream_);
@@ -122,7 +131,10 @@ class CudaBackend final : public ProverBackend {
     cudaStreamDestroy(stream_);
   }
 
-  std::string name() const override { return "cuda:" + std::to_string(device_); }
+  std::string name() const override { return backend_name(device_, options_); }
+  static std::string backend_name(int device, const CudaBackendOptions& options) {
+    return "cuda:" + std::to_string(device) + (options.urgent_lane ? "-urgent" : "");
+  }
 
   // Without the proof lock (status pages ask while a proof runs): the name and total read at
   // construction, the free memory asked of the driver now (on this device, the calling thread's
@@ -154,6 +166,7 @@ class CudaBackend final : public ProverBackend {
   PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
                            ProveTimings* timings) override {
     std::lock_guard lock(mutex_);
+    msm::cuda::LaneScope lane(msm_lane());
     // What the sets' host copies are once this proof ends, failed or not, is what the engine's
     // admission reads (never a copy written back only to place a set again within the proof).
     struct Publish {
@@ -186,6 +199,7 @@ class CudaBackend final : public ProverBackend {
 
   void load_parameters(const Parameters& params) override {
     std::lock_guard lock(mutex_);
+    msm::cuda::LaneScope lane(msm_lane());
     set_device();
     resident_.get(params, buffers_held());
     resident_.release_host_copies();
@@ -196,6 +210,7 @@ class CudaBackend final : public ProverBackend {
 
   void release_parameters(const Parameters& params) override {
     std::lock_guard lock(mutex_);
+    msm::cuda::LaneScope lane(msm_lane());
     set_device();
     resident_.release(params, /*restore_host=*/false);  // the caller frees the set
   }
@@ -207,6 +222,11 @@ class CudaBackend final : public ProverBackend {
     return resident_.released_host_bytes_of(params);
   }
   bool gives_back_host_copies() const override { return options_.release_host_bases; }
+  void keep_host_copy(const Parameters& params) override {
+    std::lock_guard lock(mutex_);
+    set_device();
+    resident_.keep_host_copy(params);
+  }
   size_t staging_bytes() const override { return pool_.bytes(); }
   size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }
   size_t idle_host_bytes() const override { return compact_copies_->idle_bytes(); }
@@ -329,6 +349,11 @@ class CudaBackend final : public ProverBackend {
   }
 
   void set_device() const { check(cudaSetDevice(device_), "cudaSetDevice"); }
+  // The MSM lane of this backend's calls (msm::cuda::LaneScope around each entry that reaches
+  // the MSM workspace: prove_start, load_parameters, release_parameters, the destructor).
+  msm::cuda::Lane msm_lane() const {
+    return options_.urgent_lane ? msm::cuda::Lane::kUrgent : msm::cuda::Lane::kOrdinary;
+  }
 
   // The domain of the last size proved (its twiddle table is 16 n bytes; kept across proofs).
   const ntt::cuda::DeviceDomain& domain_for(unsigned log_n) {

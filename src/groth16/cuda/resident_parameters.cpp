@@ -31,15 +31,14 @@ double in_gb(size_t bytes) { return double(bytes) / 1e9; }
 
 }  // namespace
 
-size_t ResidentParameters::free_device_memory(size_t* total) const {
+size_t ResidentParameters::free_device_memory(size_t ours, size_t* total) const {
   size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   if (const size_t limit = options_.device_memory_bytes; limit && limit < total_bytes) {
-    const size_t beyond = total_bytes - limit;
-    free_bytes = free_bytes > beyond ? free_bytes - beyond : 0;
+    free_bytes = std::min(free_bytes, limit > ours ? limit - ours : 0);
     total_bytes = limit;
   }
-  if (total) *total = total_bytes;
+  *total = total_bytes;
   return free_bytes;
 }
 
@@ -49,10 +48,10 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
     const ProofShape s = proof_shape(*p);
     shape = {std::max(shape.n, s.n), std::max(shape.aux, s.aux), std::max(shape.inputs, s.inputs)};
   }
-  size_t total = 0;
-  const size_t free_bytes = free_device_memory(&total);
-  // What cuzk holds on the device is the plan's to divide again.
+  // What this backend holds on the device is the plan's to divide again.
   const size_t ours = total_.load() + msm::cuda::workspace_bytes(device_) + held;
+  size_t total = 0;
+  const size_t free_bytes = free_device_memory(ours, &total);
   const size_t margin = device_memory_margin(total);
   const size_t available = free_bytes + ours > margin ? free_bytes + ours - margin : 0;
   return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies);
@@ -133,6 +132,7 @@ void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan&
 }
 
 void ResidentParameters::release(const Parameters& params, bool restore_host) {
+  if (!restore_host) kept_.erase(&params);  // the caller frees the set
   auto it = sets_.find(&params);
   if (it == sets_.end()) return;
   if (restore_host) restore_host_copy(params, it->second, "to place the set again");
@@ -144,6 +144,7 @@ void ResidentParameters::release(const Parameters& params, bool restore_host) {
 }
 
 void ResidentParameters::clear() {
+  kept_.clear();
   sets_.clear();
   total_ = 0;
   released_ = 0;
@@ -161,7 +162,7 @@ void ResidentParameters::publish_released_of() {
 void ResidentParameters::release_host_copies() {
   if (!options_.release_host_bases) return;
   for (auto& [p, r] : sets_) {
-    if (r.host_released || r.any_streamed()) continue;
+    if (r.host_released || r.any_streamed() || kept_.count(p)) continue;
     const void* ranges[] = {p->h.data(), p->l.data(), p->a.data(), p->b_g1.data(), p->b_g2.data()};
     // Pinned by another device's backend too: that one may still upload from it.
     if (std::any_of(std::begin(ranges), std::end(ranges),
@@ -177,6 +178,14 @@ void ResidentParameters::release_host_copies() {
                  owner_.c_str(), std::countr_zero(proof_shape(*p).n), in_gb(r.host_released));
     if (!r.host_released) r.pinned = std::make_unique<PinnedParameters>(*p);  // refused: as before
   }
+  publish_released_of();
+}
+
+void ResidentParameters::keep_host_copy(const Parameters& params) {
+  kept_.insert(&params);
+  auto it = sets_.find(&params);
+  if (it == sets_.end() || !it->second.host_released) return;
+  restore_host_copy(params, it->second, "for another backend on the card");
   publish_released_of();
 }
 

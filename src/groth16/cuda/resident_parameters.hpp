@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "groth16/backend.hpp"
@@ -84,6 +85,9 @@ class ResidentParameters {
   // path that would read a host copy again (streaming, H's plain re-upload, a re-placement)
   // writes it back from the device first.
   void release_host_copies();
+  // The set's host copy is never given back from now on (another backend uploads from it),
+  // written back now when it was, until release(params, false) or clear().
+  void keep_host_copy(const Parameters& params);
   // Host bytes given back now (read without the backend's lock).
   size_t released_host_bytes() const { return released_.load(); }
   // Makes the sets' given-back bytes as they stand now what released_host_bytes_of reads (done by
@@ -99,9 +103,11 @@ class ResidentParameters {
   std::string make_room(unsigned step);
 
  private:
-  // Free device memory and the card's size as plans see them: a card of
-  // options_.device_memory_bytes when that is set and smaller, whose use is the card's.
-  size_t free_device_memory(size_t* total = nullptr) const;
+  // Free device memory and the card's size as plans see them, given the bytes this backend
+  // holds (ours): within options_.device_memory_bytes, when set and smaller than the card, the
+  // limit less ours (what others hold of the rest of the card is theirs), and never more than
+  // the driver says is free.
+  size_t free_device_memory(size_t ours, size_t* total) const;
   // The plan for params beside the other resident sets (others), given what the backend holds.
   DeviceMemoryPlan plan_for(const Parameters& params, size_t held, size_t others) const;
   // Uploads params' bases as the plan places them into r (a resident upload that fails after all
@@ -130,7 +136,8 @@ class ResidentParameters {
   // back only to place the set again within one proof is never seen.
   mutable std::mutex released_of_mutex_;
   std::map<const Parameters*, size_t> released_of_;
-  unsigned generation_ = 0;  // sets that left: a set with streamed bases placed before is placed again
+  std::set<const Parameters*> kept_;  // keep_host_copy
+  unsigned generation_ = 0;           // sets that left: a set with streamed bases placed before is placed again
   mutable std::mutex plan_mutex_;
   DeviceMemoryPlan plan_;
 };

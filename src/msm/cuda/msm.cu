@@ -1,7 +1,7 @@
 // The GPU MSM (see msm.hpp for the method): its host driver, the bases and the API. One nvcc
 // translation unit with the kernels' headers (nvcc on 381-bit field code is slow, and the kernels
 // are few); each header holds one step's kernels and their launch:
-//   workspace.cuh     grow-only device memory and the stream of each device
+//   workspace.cuh     grow-only device memory and the streams of each device and lane
 //   launch.cuh        block size and grid shapes
 //   phases.cuh        per-phase device times (set_phase_report)
 //   density.cuh       the density mask on the device
@@ -199,11 +199,11 @@ void release_workspace(int device) {
 
 void set_workspace_limit(int device, size_t bytes) {
   require_device(device);
+  DeviceScope scope(device);  // a workspace made here has its streams on its device
   Workspace& ws = workspace(device);
   std::lock_guard lock(ws.mutex);  // waits for an MSM in progress on this device
   ws.limit = bytes;
   if (!bytes || ws.held_bytes() <= bytes) return;
-  DeviceScope scope(device);
   check(cudaStreamSynchronize(ws.copy_stream), "set_workspace_limit");
   check(cudaStreamSynchronize(ws.stream), "set_workspace_limit");
   ws.for_each_buffer([](Buffer& b) { b.release(); });
@@ -217,6 +217,9 @@ size_t workspace_limit(int device) {
 }
 
 void set_phase_report(unsigned level) { phase_report_level = level; }
+
+LaneScope::LaneScope(Lane lane) : previous_(current_lane) { current_lane = lane; }
+LaneScope::~LaneScope() { current_lane = previous_; }
 
 template <class Curve>
 std::shared_ptr<Bases<Curve>> Bases<Curve>::upload(int device, std::span<const Affine> points) {

@@ -14,7 +14,7 @@
 // bucket sets (one with h = W) and fewer buckets are reduced.
 //
 // Every call makes the bases' device current (restoring the caller's), runs on that device's
-// MSM stream with its grow-only workspace (calls on one device are serialised) and returns once
+// MSM stream with its grow-only workspace (calls on one device and lane are serialised: Lane) and returns once
 // the result is on the host. set_phase_report prints per-phase device times to stderr.
 // CUDA failures (no device, out of memory, launch errors) throw std::runtime_error with the CUDA
 // error text; bad arguments throw std::invalid_argument (also a window_bits in the options that
@@ -136,10 +136,26 @@ struct PrecomputeShape {
 };
 PrecomputeShape precompute_shape(size_t n, const Precompute& precompute);
 
-// The MSM workspace of a device is grow-only (scalars, pairs, sort buffers, buckets; ~37 GB for
-// one MSM of 2^27 scalars). workspace_bytes says how much it holds; release_workspace frees it
-// (the next MSM on that device allocates again). Safe while no MSM runs on that device (it waits
-// for one that does).
+// Each device has two lanes of MSMs, each with its own workspace and streams: MSMs on one lane
+// run one at a time, the two lanes beside each other. The urgent lane's streams have the
+// device's greatest priority, so that the card schedules an urgent proof's blocks before the
+// ordinary lane's waiting ones (a WinningPoSt beside a C2 partition's MSMs). A thread's MSMs and
+// the workspace functions below use the ordinary lane unless a LaneScope says otherwise.
+enum class Lane { kOrdinary, kUrgent };
+class LaneScope {
+ public:
+  explicit LaneScope(Lane lane);
+  ~LaneScope();
+  LaneScope(const LaneScope&) = delete;
+  LaneScope& operator=(const LaneScope&) = delete;
+
+ private:
+  Lane previous_;
+};
+
+// The MSM workspace of a device (of the calling thread's lane) is grow-only (scalars, pairs, sort buffers, buckets; ~37
+// GB for one MSM of 2^27 scalars). workspace_bytes says how much it holds; release_workspace frees it (the next MSM on
+// that device allocates again). Safe while no MSM runs on that device (it waits for one that does).
 size_t workspace_bytes(int device);
 void release_workspace(int device);
 // The most device memory the workspace of a device may hold from now on (0: no limit, the

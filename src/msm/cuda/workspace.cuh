@@ -1,4 +1,4 @@
-// The GPU MSM's device memory and stream per device (part of the one translation unit msm.cu).
+// The GPU MSM's device memory and streams per device and lane (part of the one translation unit msm.cu).
 #pragma once
 
 #include <algorithm>
@@ -6,10 +6,12 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include <cuda_runtime.h>
 
 #include "cuda/check.hpp"
+#include "msm/cuda/msm.hpp"
 
 namespace cuzk::msm::cuda {
 namespace {
@@ -46,8 +48,9 @@ class Buffer {
   size_t bytes_ = 0;
 };
 
-// Scratch memory and streams of one device; MSMs on a device run one at a time (they would
-// share the card anyway).
+// Scratch memory and streams of one device's lane (msm.hpp's Lane); MSMs on a lane run one at a
+// time (they would share the card anyway); the urgent lane's streams have the device's greatest
+// priority, so that its blocks are scheduled before the ordinary lane's waiting ones.
 struct Workspace {
   std::mutex mutex;
   cudaStream_t stream = nullptr;
@@ -103,15 +106,28 @@ struct Workspace {
 };
 
 std::mutex all_workspaces_mutex;
-std::map<int, Workspace*> all_workspaces;  // never freed: the runtime may be gone at exit
+std::map<std::pair<int, Lane>, Workspace*> all_workspaces;  // never freed: the runtime may be gone at exit
+thread_local Lane current_lane = Lane::kOrdinary;           // LaneScope
 
+// Non-blocking streams, at the device's greatest priority for the urgent lane (0, the default
+// priority, otherwise).
+cudaError_t create_stream(cudaStream_t* stream, Lane lane) {
+  int least = 0, greatest = 0;
+  if (lane == Lane::kUrgent) {
+    if (cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest); err != cudaSuccess) return err;
+  }
+  return cudaStreamCreateWithPriority(stream, cudaStreamNonBlocking, lane == Lane::kUrgent ? greatest : 0);
+}
+
+// The workspace of the calling thread's lane on a device, made on first use (on the device
+// current to the caller: DeviceScope first).
 Workspace& workspace(int device) {
   std::lock_guard lock(all_workspaces_mutex);
-  Workspace*& ws = all_workspaces[device];
+  Workspace*& ws = all_workspaces[{device, current_lane}];
   if (!ws) {
     auto* fresh = new Workspace;
-    cudaError_t err = cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking);
-    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&fresh->copy_stream, cudaStreamNonBlocking);
+    cudaError_t err = create_stream(&fresh->stream, current_lane);
+    if (err == cudaSuccess) err = create_stream(&fresh->copy_stream, current_lane);
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&fresh->legacy_done, cudaEventDisableTiming);
     for (auto& e : fresh->streamed_ready) {
       if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
@@ -127,10 +143,10 @@ Workspace& workspace(int device) {
   return *ws;
 }
 
-// The workspace of a device that has one, or null.
+// The workspace of the calling thread's lane on a device, if it has one, else null.
 Workspace* existing_workspace(int device) {
   std::lock_guard lock(all_workspaces_mutex);
-  auto it = all_workspaces.find(device);
+  auto it = all_workspaces.find({device, current_lane});
   return it == all_workspaces.end() ? nullptr : it->second;
 }
 

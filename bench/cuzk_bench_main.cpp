@@ -153,6 +153,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   pipe_cmd->add_option("--urgent-admission", pipe.urgent_admission, "beside or reserve (engine.urgent_admission)")
       ->check(CLI::IsMember({"beside", "reserve"}));
+  pipe_cmd
+      ->add_option("--urgent-lane-mib", pipe.urgent_lane_mib,
+                   "device memory of the card's urgent lane (engine.urgent_lane_memory); 0: no lane, urgent "
+                   "partitions first in the GPU queue")
+      ->capture_default_str();
   pipe_cmd->add_flag("--test-params", pipe.test_params,
                      "--proof: a TEST setup of our own when Filecoin's published parameters are absent");
   pipe_cmd->add_option("--seed", pipe.seed, "circuit seed");

@@ -197,6 +197,7 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   cfg.log_events = a.log_events;
   cfg.verify_before_return = a.verify && !a.pseudo_params;
   cfg.urgent_admission = engine::parse_urgent_admission(a.urgent_admission);
+  cfg.urgent_lane_memory = a.urgent_lane_mib << 20;
   engine::CircuitDescription c;
   c.constraints = a.constraints;
   c.public_inputs = uint32_t(a.public_inputs);

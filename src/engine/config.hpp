@@ -89,6 +89,15 @@ struct EngineConfig {
   // offsets of up to +-999): a synthesis worker of their own, admission as urgent_admission says,
   // the head of the GPU queue even when it is full, and synthesis in a high-priority task arena.
   int urgent_priority = 3001;
+  // With the CUDA backend: device memory of the first device set aside for the urgent jobs' own
+  // prover, the card's urgent lane (groth16::CudaBackendOptions::urgent_lane: streams of the
+  // greatest priority, MSMs beside the ordinary ones), so that an urgent partition is proved
+  // beside an ordinary partition's prove_start instead of after it; the ordinary prover plans
+  // with the rest of the card. 0: no lane (urgent partitions go first in the GPU queue).
+  uint64_t urgent_lane_memory = uint64_t(1) << 30;
+  // When set, the urgent lane's backend is the one this makes, whatever `backend` and
+  // urgent_lane_memory say (tests; embedders).
+  std::function<std::unique_ptr<groth16::ProverBackend>()> make_urgent_backend;
   UrgentAdmission urgent_admission = UrgentAdmission::kBeside;
   uint64_t urgent_reserve_bytes = uint64_t(1) << 30;  // kReserve only
   std::string param_cache_dir = "params-cache";

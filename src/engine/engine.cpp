@@ -99,6 +99,7 @@ Engine::Impl::Impl(EngineConfig cfg)
           config.param_cache_dir, config.allow_synthetic_setup, budget,
           [this](const ParamSet& set) {
             for (auto& d : devices) d->backend->release_parameters(set.params);
+            if (urgent_lane) urgent_lane->backend->release_parameters(set.params);
             charge_released_parameters();  // before the manager gives back the set's whole charge
           },
           [this](int64_t host) {
@@ -151,12 +152,31 @@ Engine::Engine(EngineConfig config) {
         for (int d = 0; d < groth16::cuda_device_count(); d++) ids.push_back(d);
       }
       if (ids.empty()) throw std::runtime_error("backend cuda: no CUDA device is present");
+      // The urgent lane first, on the first device: the ordinary backend there plans with the
+      // rest of the card.
+      uint64_t lane_memory = 0;
+      if (c.urgent_lane_memory && !c.make_urgent_backend) {
+        lane_memory = c.urgent_lane_memory;
+        m.urgent_lane = std::make_unique<Device>();
+        m.urgent_lane->backend = groth16::make_cuda_backend(
+            ids.front(), {.h_copies = 1, .device_memory_bytes = size_t(lane_memory), .urgent_lane = true});
+        const uint64_t card = m.urgent_lane->backend->device_info().memory_total;
+        if (card && lane_memory > card / 4) {
+          throw std::runtime_error("urgent_lane_memory (" + mib(lane_memory) + ") is more than a quarter of device " +
+                                   std::to_string(ids.front()) + "'s " + mib(card) + "; lower it, or 0 for no lane");
+        }
+      }
       for (int id : ids) {
         auto dev = std::make_unique<Device>();
+        uint64_t limit = c.device_memory_limit;
+        if (lane_memory && id == ids.front()) {
+          const uint64_t card = m.urgent_lane->backend->device_info().memory_total;
+          limit = (limit ? std::min(limit, card) : card) - std::min(lane_memory, card);
+        }
         // One device only: another device's backend would upload a set from its host copy.
         dev->backend =
             groth16::make_cuda_backend(id, {.h_copies = c.gpu_h_copies,
-                                            .device_memory_bytes = size_t(c.device_memory_limit),
+                                            .device_memory_bytes = size_t(limit),
                                             .release_host_bases = c.release_host_parameters && ids.size() == 1});
         m.devices.push_back(std::move(dev));
       }
@@ -164,6 +184,11 @@ Engine::Engine(EngineConfig config) {
       auto dev = std::make_unique<Device>();
       dev->backend = groth16::make_cpu_backend();
       m.devices.push_back(std::move(dev));
+    }
+    if (c.make_urgent_backend) {
+      m.urgent_lane = std::make_unique<Device>();
+      m.urgent_lane->backend = c.make_urgent_backend();
+      if (!m.urgent_lane->backend) throw std::runtime_error("make_urgent_backend made no backend");
     }
   } catch (const std::exception& e) {
     throw EngineError(EngineError::Code::kFailedPrecondition, e.what());
@@ -186,8 +211,14 @@ Engine::Engine(EngineConfig config) {
   m.threads.emplace_back([&m] { m.run_synthesis_worker(m.urgent_queue, "urgent-synth", true); });
   for (auto& d : m.devices) {
     for (unsigned w = 0; w < std::max(1u, c.gpu_workers_per_device); w++, m.gpu_workers++) {
-      m.threads.emplace_back([&m, dev = d.get(), w] { m.run_gpu_worker(*dev, w); });
+      m.threads.emplace_back([&m, dev = d.get(), w] { m.run_gpu_worker(*dev, w, m.gpu_queue); });
     }
+  }
+  if (m.urgent_lane) {
+    m.threads.emplace_back([&m] { m.run_gpu_worker(*m.urgent_lane, 0, m.urgent_gpu_queue); });
+    m.gpu_workers++;
+    spdlog::info("engine: urgent partitions are proved on {} (its own lane of the card)",
+                 m.urgent_lane->backend->name());
   }
   for (unsigned i = 0; i < std::max(1u, c.finalizer_threads); i++)
     m.threads.emplace_back([&m, i] { m.run_finalizer_worker(i); });
@@ -465,6 +496,21 @@ void Engine::Impl::load_on_devices(const ParamSet& set) {
   budget.recheck();
 }
 
+void Engine::Impl::place_on_urgent_lane(const ParamSet& set) {
+  if (set.on_urgent_lane) return;
+  try {
+    for (auto& d : devices) d->backend->keep_host_copy(set.params);
+    charge_released_parameters();  // a copy written back is charged again
+    std::unique_lock serial(urgent_lane->serial, std::defer_lock);
+    if (!urgent_lane->backend->concurrent()) serial.lock();
+    urgent_lane->backend->load_parameters(set.params);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("parameters '" + set.id + "' could not be loaded on " + urgent_lane->backend->name() +
+                             ": " + e.what());
+  }
+  set.on_urgent_lane = true;
+}
+
 bool Engine::evict_params(const std::string& param_id) {
   try {
     return impl_->params.evict(param_id);
@@ -501,6 +547,7 @@ void Engine::shutdown(bool cancel_in_flight) {
   m.work_queue.close();
   m.urgent_queue.close();
   m.gpu_queue.close();
+  m.urgent_gpu_queue.close();
   m.finalize_queue.close();
   m.budget.wake_all();
   m.permits.wake_all();
@@ -524,6 +571,7 @@ bool Engine::Impl::stop_job(Job& job, const std::string& error, bool cancelled) 
   for (auto& p : work_queue.remove_if(mine)) retire(p, false);
   for (auto& p : urgent_queue.remove_if(mine)) retire(p, false);
   for (auto& p : gpu_queue.remove_if(mine)) retire(p, false);
+  for (auto& p : urgent_gpu_queue.remove_if(mine)) retire(p, false);
   for (auto& p : finalize_queue.remove_if(mine)) retire(p, false);
   budget.wake_all();
   permits.wake_all();

@@ -85,6 +85,13 @@ struct DeviceStatus {
   // Time with a partition in prove_start on it since start, overlapping partitions counted once:
   // its growth over wall time is the device's busy share.
   double busy_seconds = 0;
+  // The card's urgent lane (EngineConfig::urgent_lane_memory), on the first device only: its own
+  // busy seconds and the urgent partition on it now (empty when idle).
+  struct UrgentLane {
+    double busy_seconds = 0;
+    std::string current_job, current_kind;
+  };
+  std::optional<UrgentLane> urgent_lane;
 };
 
 // Jobs of one proof kind that ended since the engine started.

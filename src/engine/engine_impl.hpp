@@ -138,6 +138,10 @@ struct Device {
   BusyClock busy;     // devices[].busy_seconds and cuzk_device_busy_seconds_total
 };
 
+// The GPU workers' names (threads, timeline tracks, the status' current partitions) are this
+// and their index: "gpu-<backend>-N", the urgent lane's "gpu-urgent-<backend>-N".
+std::string gpu_worker_prefix(const groth16::ProverBackend& backend, bool urgent_lane);
+
 struct Engine::Impl {
   explicit Impl(EngineConfig cfg);
   ~Impl();
@@ -153,7 +157,7 @@ struct Engine::Impl {
   // share goes back; bytes beyond the estimate are charged within the budget, or the backend's
   // preparation is dropped) and it moves to synth_done_waiting_gpu.
   void settle_synthesized(Partition& p);
-  void run_gpu_worker(Device& device, unsigned index);
+  void run_gpu_worker(Device& device, unsigned index, PartitionQueue& queue);
   void prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& name);
   void run_finalizer_worker(unsigned index);
   void finish_partition(std::shared_ptr<Partition>& p, const std::string& name);
@@ -206,6 +210,10 @@ struct Engine::Impl {
   // one device holding them all, gives its host copy back), then charges what was given back.
   // Throws std::runtime_error naming the set and the device.
   void load_on_devices(const ParamSet& set);
+  // Puts the set on the urgent lane, once: the devices keep its host copy from then on
+  // (ProverBackend::keep_host_copy: the lane uploads from it), and the lane loads it. Throws
+  // std::runtime_error naming the set.
+  void place_on_urgent_lane(const ParamSet& set);
   // What ordinary work leaves free in the budget for urgent work.
   uint64_t urgent_room() const;
   // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.
@@ -236,8 +244,13 @@ struct Engine::Impl {
   PartitionQueue work_queue;
   PartitionQueue urgent_queue;  // urgent jobs' partitions, for the urgent synthesis worker
   PartitionQueue gpu_queue;
+  PartitionQueue urgent_gpu_queue;  // urgent partitions for the urgent lane (when there is one)
   PartitionQueue finalize_queue;
   std::vector<std::unique_ptr<Device>> devices;
+  // The card's urgent lane (EngineConfig::urgent_lane_memory): a backend of its own for urgent
+  // partitions, beside the first device's; null when there is none. It is not one of `devices`:
+  // it holds only the sets urgent partitions use (place_on_urgent_lane).
+  std::unique_ptr<Device> urgent_lane;
   std::mutex idle_charge_mutex;
   uint64_t idle_charged = 0;     // budget bytes charged for the backends' idle host memory
   uint64_t released_credit = 0;  // parameters' host bytes the backends gave back, returned to the budget

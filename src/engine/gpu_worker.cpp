@@ -10,12 +10,15 @@
 
 namespace cuzk::engine {
 
-void Engine::Impl::run_gpu_worker(Device& device, unsigned index) {
-  const std::string name =
-      std::string(worker_name(Worker::kGpu)) + "-" + device.backend->name() + "-" + std::to_string(index);
+std::string gpu_worker_prefix(const groth16::ProverBackend& backend, bool urgent_lane) {
+  return std::string(worker_name(Worker::kGpu)) + (urgent_lane ? "-urgent-" : "-") + backend.name() + "-";
+}
+
+void Engine::Impl::run_gpu_worker(Device& device, unsigned index, PartitionQueue& queue) {
+  const std::string name = gpu_worker_prefix(*device.backend, &device == urgent_lane.get()) + std::to_string(index);
   name_this_thread(name);
   ff::OsRng rng;
-  while (auto p = gpu_queue.pop()) {
+  while (auto p = queue.pop()) {
     try {
       prove_start_partition(p, device, rng, name);
     } catch (const std::exception& e) {

@@ -36,6 +36,7 @@ struct ParamSet {
   // (Engine::Impl::load_on_devices): from then on, what the backends did not give back of its host
   // copy stays.
   mutable std::atomic<bool> on_devices{false};
+  mutable std::atomic<bool> on_urgent_lane{false};  // Engine::Impl::place_on_urgent_lane
 };
 
 struct ParamSetInfo {

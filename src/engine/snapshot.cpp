@@ -73,13 +73,22 @@ EngineSnapshot Engine::snapshot() const {
     const groth16::DeviceInfo& info = device_infos[i];
     DeviceStatus ds{info.ordinal, info.name,        info.memory_total,      info.memory_free, {},
                     {},           info.memory_plan, info.memory_plan_bytes, d->busy.seconds()};
-    const std::string prefix = std::string(worker_name(Worker::kGpu)) + "-" + d->backend->name() + "-";
-    for (const auto& ps : s.partitions) {
-      if (ps.worker.rfind(prefix, 0) == 0) {
-        ds.current_job = ps.request_id;
-        ds.current_kind = ps.kind;
-        break;
+    auto on = [&](const Device& device, std::string& job, std::string& kind) {
+      const std::string prefix = gpu_worker_prefix(*device.backend, &device == m.urgent_lane.get());
+      for (const auto& ps : s.partitions) {
+        if (ps.worker.rfind(prefix, 0) == 0 &&
+            ps.worker.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+          job = ps.request_id;
+          kind = ps.kind;
+          return;
+        }
       }
+    };
+    on(*d, ds.current_job, ds.current_kind);
+    if (i == 0 && m.urgent_lane) {
+      DeviceStatus::UrgentLane lane{m.urgent_lane->busy.seconds(), {}, {}};
+      on(*m.urgent_lane, lane.current_job, lane.current_kind);
+      ds.urgent_lane = std::move(lane);
     }
     s.devices.push_back(std::move(ds));
   }

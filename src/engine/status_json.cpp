@@ -65,6 +65,11 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
                        {"busy_seconds", d.busy_seconds},
                        {"memory_plan", d.memory_plan},
                        {"memory_plan_bytes", plan}});
+    if (d.urgent_lane) {
+      devices.back()["urgent_lane"] = {{"busy_seconds", d.urgent_lane->busy_seconds},
+                                       {"current_job", d.urgent_lane->current_job},
+                                       {"current_kind", d.urgent_lane->current_kind}};
+    }
   }
   json params = json::array();
   for (const auto& p : s.params) {

@@ -136,7 +136,12 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     // loaded it, or one that got it first): with one GPU its host copy goes back there
     // (engine.release_host_parameters), and its budget with it, before the witnesses take the
     // memory, and no proof finds it not yet placed. Placing a placed set again is a no-op.
-    if (config.release_host_parameters && !p->params->on_devices) load_on_devices(*p->params);
+    // Urgent work with a lane goes on the lane alone, whose uploads read the host copy.
+    if (job.urgent && urgent_lane) {
+      place_on_urgent_lane(*p->params);
+    } else if (config.release_host_parameters && !p->params->on_devices) {
+      load_on_devices(*p->params);
+    }
     if (!std::exchange(p->admits_after_load, false)) break;
     if (!admit_after_set_load(*p, name)) return retire(std::move(p), false);
     if (p->params) break;  // its bytes reserved at once; else it waited without the set
@@ -163,7 +168,8 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   // The backend may compact and page-lock a/b/c here, on this thread, so that the GPU worker's
   // upload is a short DMA (counted in the synthesis span). Any CUDA backend's preparation serves
   // every device.
-  devices.front()->backend->prepare_assignment(*p->assignment);
+  Device& prover = job.urgent && urgent_lane ? *urgent_lane : *devices.front();
+  prover.backend->prepare_assignment(*p->assignment);
   const auto done = Clock::now();
   settle_synthesized(*p);
   observe_stage(Stage::kSynthRunning, name, *p, loaded, done);
@@ -180,7 +186,7 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   }
   // Urgent work goes ahead of the queue even when it is full (its key sorts it first).
   if (job.urgent) {
-    gpu_queue.push_unbounded(key, std::move(p));
+    (urgent_lane ? urgent_gpu_queue : gpu_queue).push_unbounded(key, std::move(p));
     return;
   }
   // Blocks while the GPU queue is full (its capacity depends on the policy); the

@@ -332,8 +332,12 @@ void to_proto(const engine::EngineSnapshot& s, v1::GetStatusResponse* out) {
     g->set_name(d.name);
     g->set_vram_total_bytes(d.memory_total);
     g->set_vram_free_bytes(d.memory_free);
-    g->set_current_job_id(d.current_job);
-    if (!d.current_kind.empty()) g->set_current_proof_kind(wire_kind_name(d.current_kind));
+    // The card proves an urgent partition on its lane when its own prover is idle.
+    const bool lane = d.current_job.empty() && d.urgent_lane && !d.urgent_lane->current_job.empty();
+    const std::string& job = lane ? d.urgent_lane->current_job : d.current_job;
+    const std::string& kind = lane ? d.urgent_lane->current_kind : d.current_kind;
+    g->set_current_job_id(job);
+    if (!kind.empty()) g->set_current_proof_kind(wire_kind_name(kind));
   }
   for (const engine::ParamStatus& p : s.params) {
     std::optional<std::string> circuit = circuit_id_for_param(p.param_id);

@@ -180,8 +180,15 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
   auto& device_plan = m.gauges("cuzk_device_memory_plan_bytes",
                                "Each GPU's device memory plan by use: scratch, twiddles, compact_abc, bases_resident, "
                                "bases_streamed (read from host memory), msm_workspace_limit, available.");
+  auto& lane_busy_seconds = m.counters(
+      "cuzk_urgent_lane_busy_seconds_total",
+      "Seconds with an urgent partition proving on the card's urgent lane (engine.urgent_lane_memory), beside the "
+      "device's own.");
   for (const engine::DeviceStatus& dev : s.devices) {
     const std::string ordinal = std::to_string(dev.ordinal);
+    if (dev.urgent_lane) {
+      lane_busy_seconds.Add({{"ordinal", ordinal}, {"name", dev.name}}).Increment(dev.urgent_lane->busy_seconds);
+    }
     device_memory.Add({{"ordinal", ordinal}, {"name", dev.name}, {"memory", "total"}}).Set(double(dev.memory_total));
     device_memory.Add({{"ordinal", ordinal}, {"name", dev.name}, {"memory", "free"}}).Set(double(dev.memory_free));
     device_busy.Add({{"ordinal", ordinal}, {"name", dev.name}}).Set(dev.current_job.empty() ? 0 : 1);

@@ -67,6 +67,11 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
   t.push_back(size("engine", "urgent_reserve", "--urgent-reserve", field(&EngineConfig::urgent_reserve_bytes),
                    "With urgent_admission = reserve: the budget other work leaves free for urgent jobs (a 32 GiB "
                    "WinningPoSt partition holds about 0.12 GiB, its parameters 0.18 GiB)"));
+  t.push_back(size("engine", "urgent_lane_memory", "--urgent-lane-memory", field(&EngineConfig::urgent_lane_memory),
+                   "With CUDA: device memory of the first GPU set aside for urgent jobs' own prover (streams of "
+                   "the greatest priority), so that a WinningPoSt is proved beside a partition's prove_start, not "
+                   "after it; the GPU's own prover plans with the rest. 0: no lane (urgent partitions wait for the "
+                   "GPU's current one). A 32 GiB WinningPoSt needs about 0.5 GiB"));
   t.push_back(toggle("engine", "allow_comparison_policies", "--allow-comparison-policies",
                      field(&DaemonConfig::allow_comparison_policies),
                      "Accept a comparison policy (any but budget) in this daemon; for measurements only: it does not "

@@ -29,6 +29,7 @@
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
 #include "r1cs/shape.hpp"
+#include "releasing_backend.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::engine {
@@ -421,59 +422,6 @@ TEST(EngineTest, MemoryTheBackendKeepsGoesWhenAPartitionNeedsTheRoom) {
   EXPECT_LE(engine.snapshot().buffers.peak_budget_used, int64_t(cfg.budget_bytes));
   expect_idle(engine);
 }
-
-// Says it gave a set's host copy back once it holds the set (load_parameters or a proof), as the
-// CUDA backend does with release_host_bases (here the pages stay: the CPU proves from them), until
-// release_parameters; counts the loads. With `keeps` it says it gives copies back but keeps them,
-// as a card that cannot hold every base does.
-class ReleasingBackend final : public groth16::ProverBackend {
- public:
-  explicit ReleasingBackend(std::shared_ptr<std::atomic<int>> loads, bool keeps = false)
-      : loads_(std::move(loads)), keeps_(keeps) {}
-  std::string name() const override { return "releasing-cpu"; }
-  bool gives_back_host_copies() const override { return true; }
-  void load_parameters(const groth16::Parameters& params) override {
-    std::lock_guard lock(mutex_);
-    if (released_.count(&params)) return;  // placed already
-    (*loads_)++;
-    if (!keeps_) released_[&params] = params.base_bytes();
-  }
-  groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
-                                    const Fr& s, groth16::ProveTimings* t) override {
-    auto out = cpu_->prove_start(params, pa, r, s, t);
-    std::lock_guard lock(mutex_);
-    if (!released_.count(&params) && !keeps_) unplaced_proofs_++;
-    if (!keeps_) released_[&params] = params.base_bytes();
-    return out;
-  }
-  int unplaced_proofs() const {
-    std::lock_guard lock(mutex_);
-    return unplaced_proofs_;
-  }
-  void release_parameters(const groth16::Parameters& params) override {
-    std::lock_guard lock(mutex_);
-    released_.erase(&params);
-  }
-  size_t released_host_bytes() const override {
-    std::lock_guard lock(mutex_);
-    size_t sum = 0;
-    for (const auto& [p, bytes] : released_) sum += bytes;
-    return sum;
-  }
-  size_t released_host_bytes_of(const groth16::Parameters& params) const override {
-    std::lock_guard lock(mutex_);
-    auto it = released_.find(&params);
-    return it == released_.end() ? 0 : it->second;
-  }
-
- private:
-  std::shared_ptr<std::atomic<int>> loads_;
-  const bool keeps_;
-  mutable std::mutex mutex_;
-  std::map<const groth16::Parameters*, size_t> released_;
-  int unplaced_proofs_ = 0;
-  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
-};
 
 // The partition that loads a set puts it on the device before its synthesis (so that its host
 // copy may go first). A set's host copy given back leaves the budget and the tracker's host bytes

@@ -131,7 +131,7 @@ void Engine::Impl::charge_idle_host_memory(uint64_t* from, uint64_t* to, uint64_
     {
       std::lock_guard lock(idle_charge_mutex);
       uint64_t idle = 0;
-      for (auto& d : devices) idle += d->backend->idle_host_bytes();
+      for_each_backend([&](groth16::ProverBackend& b) { idle += b.idle_host_bytes(); });
       if (idle <= idle_charged) {
         uint64_t gone = idle_charged - idle;
         idle_charged = idle;
@@ -163,16 +163,16 @@ void Engine::Impl::charge_idle_host_memory(uint64_t* from, uint64_t* to, uint64_
     }
     // Beyond the budget: what the backends keep for later partitions goes instead (its unlock
     // may wait for the device; the next partitions make it again).
-    for (auto& d : devices) d->backend->trim_host_memory();
+    for_each_backend([](groth16::ProverBackend& b) { b.trim_host_memory(); });
   }
 }
 
 Engine::Impl::BackendParameterBytes Engine::Impl::backend_parameter_bytes() const {
   BackendParameterBytes b;
-  for (auto& d : devices) {
-    b.device += int64_t(d->backend->resident_bytes());
-    b.released += int64_t(d->backend->released_host_bytes());
-  }
+  for_each_backend([&](const groth16::ProverBackend& backend) {
+    b.device += int64_t(backend.resident_bytes());
+    b.released += int64_t(backend.released_host_bytes());
+  });
   return b;
 }
 
@@ -195,7 +195,7 @@ void Engine::Impl::charge_released_parameters() {
 }
 
 void Engine::Impl::trim_backends() {
-  for (auto& d : devices) d->backend->trim_host_memory();
+  for_each_backend([](groth16::ProverBackend& b) { b.trim_host_memory(); });
   charge_idle_host_memory();
 }
 

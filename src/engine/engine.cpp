@@ -160,23 +160,22 @@ Engine::Engine(EngineConfig config) {
         m.urgent_lane = std::make_unique<Device>();
         m.urgent_lane->backend = groth16::make_cuda_backend(
             ids.front(), {.h_copies = 1, .device_memory_bytes = size_t(lane_memory), .urgent_lane = true});
-        const uint64_t card = m.urgent_lane->backend->device_info().memory_total;
+        uint64_t card = m.urgent_lane->backend->device_info().memory_total;
+        if (c.device_memory_limit) card = std::min(card, c.device_memory_limit);
         if (card && lane_memory > card / 4) {
           throw std::runtime_error("urgent_lane_memory (" + mib(lane_memory) + ") is more than a quarter of device " +
-                                   std::to_string(ids.front()) + "'s " + mib(card) + "; lower it, or 0 for no lane");
+                                   std::to_string(ids.front()) + "'s " + mib(card) +
+                                   (c.device_memory_limit ? " (device_memory_limit)" : "") +
+                                   "; lower it, or 0 for no lane");
         }
       }
       for (int id : ids) {
         auto dev = std::make_unique<Device>();
-        uint64_t limit = c.device_memory_limit;
-        if (lane_memory && id == ids.front()) {
-          const uint64_t card = m.urgent_lane->backend->device_info().memory_total;
-          limit = (limit ? std::min(limit, card) : card) - std::min(lane_memory, card);
-        }
         // One device only: another device's backend would upload a set from its host copy.
         dev->backend =
             groth16::make_cuda_backend(id, {.h_copies = c.gpu_h_copies,
-                                            .device_memory_bytes = size_t(limit),
+                                            .device_memory_bytes = size_t(c.device_memory_limit),
+                                            .device_memory_reserved = size_t(id == ids.front() ? lane_memory : 0),
                                             .release_host_bases = c.release_host_parameters && ids.size() == 1});
         m.devices.push_back(std::move(dev));
       }
@@ -226,11 +225,11 @@ Engine::Engine(EngineConfig config) {
   // last, and cleared by ~Engine, so that it never reads devices that are gone.
   m.tracker.set_pinned_probe([&m] {
     BufferTracker::PinnedBytes p;
-    for (auto& d : m.devices) {
-      p.staging += int64_t(d->backend->staging_bytes());
-      p.abc += int64_t(d->backend->pinned_abc_bytes());
-      p.abc_kept += int64_t(d->backend->idle_host_bytes());
-    }
+    m.for_each_backend([&p](const groth16::ProverBackend& b) {
+      p.staging += int64_t(b.staging_bytes());
+      p.abc += int64_t(b.pinned_abc_bytes());
+      p.abc_kept += int64_t(b.idle_host_bytes());
+    });
     return p;
   });
   std::string names;
@@ -496,8 +495,16 @@ void Engine::Impl::load_on_devices(const ParamSet& set) {
   budget.recheck();
 }
 
-void Engine::Impl::place_on_urgent_lane(const ParamSet& set) {
-  if (set.on_urgent_lane) return;
+bool Engine::Impl::place_on_urgent_lane(const ParamSet& set) {
+  if (set.on_urgent_lane) return true;
+  if (set.off_urgent_lane) return false;
+  // The lane holds small sets (a 32 GiB WinningPoSt's is 0.18 GiB) beside one proof's buffers.
+  if (uint64_t(set.host_bytes) > config.urgent_lane_memory / 2) {
+    spdlog::info("parameters '{}' ({}) are proved on the devices, not on the urgent lane ({})", set.id,
+                 mib(uint64_t(set.host_bytes)), mib(config.urgent_lane_memory));
+    set.off_urgent_lane = true;
+    return false;
+  }
   try {
     for (auto& d : devices) d->backend->keep_host_copy(set.params);
     charge_released_parameters();  // a copy written back is charged again
@@ -505,10 +512,13 @@ void Engine::Impl::place_on_urgent_lane(const ParamSet& set) {
     if (!urgent_lane->backend->concurrent()) serial.lock();
     urgent_lane->backend->load_parameters(set.params);
   } catch (const std::exception& e) {
-    throw std::runtime_error("parameters '" + set.id + "' could not be loaded on " + urgent_lane->backend->name() +
-                             ": " + e.what());
+    spdlog::warn("parameters '{}' could not be loaded on {} ({}): their urgent partitions are proved on the devices",
+                 set.id, urgent_lane->backend->name(), e.what());
+    set.off_urgent_lane = true;
+    return false;
   }
   set.on_urgent_lane = true;
+  return true;
 }
 
 bool Engine::evict_params(const std::string& param_id) {

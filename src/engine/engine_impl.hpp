@@ -89,6 +89,7 @@ struct Partition {
   std::atomic<uint64_t> reserved{0};  // bytes of the budget this partition holds
   bool holds_permit = false;          // semaphore policies
   bool admits_after_load = false;     // and no more: its own bytes come once the set's host copy went
+  bool on_urgent_lane = false;        // proved on the urgent lane (place_on_urgent_lane said so)
   bool in_tracker = false;
   Stage stage = Stage::kSynthRunning;  // the tracked stage that counts its buffers
   BufferBytes tracked{};               // what the tracker counts for it in `stage`
@@ -211,9 +212,10 @@ struct Engine::Impl {
   // Throws std::runtime_error naming the set and the device.
   void load_on_devices(const ParamSet& set);
   // Puts the set on the urgent lane, once: the devices keep its host copy from then on
-  // (ProverBackend::keep_host_copy: the lane uploads from it), and the lane loads it. Throws
-  // std::runtime_error naming the set.
-  void place_on_urgent_lane(const ParamSet& set);
+  // (ProverBackend::keep_host_copy: the lane uploads from it), and the lane loads it. False when
+  // the set is too large for the lane (more than half its urgent_lane_memory) or the lane could
+  // not load it (logged once): its urgent partitions are proved on the devices, first in line.
+  bool place_on_urgent_lane(const ParamSet& set);
   // What ordinary work leaves free in the budget for urgent work.
   uint64_t urgent_room() const;
   // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.
@@ -251,6 +253,13 @@ struct Engine::Impl {
   // partitions, beside the first device's; null when there is none. It is not one of `devices`:
   // it holds only the sets urgent partitions use (place_on_urgent_lane).
   std::unique_ptr<Device> urgent_lane;
+  // f(ProverBackend&) for every backend: the devices', then the urgent lane's (what they keep of
+  // host memory and pin counts for the budget and the tracker, whichever proves).
+  template <class F>
+  void for_each_backend(F&& f) const {
+    for (const auto& d : devices) f(*d->backend);
+    if (urgent_lane) f(*urgent_lane->backend);
+  }
   std::mutex idle_charge_mutex;
   uint64_t idle_charged = 0;     // budget bytes charged for the backends' idle host memory
   uint64_t released_credit = 0;  // parameters' host bytes the backends gave back, returned to the budget

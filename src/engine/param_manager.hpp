@@ -36,7 +36,8 @@ struct ParamSet {
   // (Engine::Impl::load_on_devices): from then on, what the backends did not give back of its host
   // copy stays.
   mutable std::atomic<bool> on_devices{false};
-  mutable std::atomic<bool> on_urgent_lane{false};  // Engine::Impl::place_on_urgent_lane
+  // Engine::Impl::place_on_urgent_lane: placed there, or refused there (too large, or its load failed).
+  mutable std::atomic<bool> on_urgent_lane{false}, off_urgent_lane{false};
 };
 
 struct ParamSetInfo {

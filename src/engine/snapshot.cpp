@@ -16,7 +16,7 @@ EngineSnapshot Engine::snapshot() const {
   s.gpu_workers = m.gpu_workers;
   s.finalizer_threads = std::max(1u, m.config.finalizer_threads);
   s.queued_partitions = m.work_queue.size() + m.urgent_queue.size();
-  s.gpu_queue_depth = m.gpu_queue.size();
+  s.gpu_queue_depth = m.gpu_queue.size() + m.urgent_gpu_queue.size();
   s.buffers = m.tracker.snapshot();
   const auto backend_bytes = m.backend_parameter_bytes();
   const int64_t device_bytes = backend_bytes.device;

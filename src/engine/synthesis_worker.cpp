@@ -137,11 +137,8 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     // (engine.release_host_parameters), and its budget with it, before the witnesses take the
     // memory, and no proof finds it not yet placed. Placing a placed set again is a no-op.
     // Urgent work with a lane goes on the lane alone, whose uploads read the host copy.
-    if (job.urgent && urgent_lane) {
-      place_on_urgent_lane(*p->params);
-    } else if (config.release_host_parameters && !p->params->on_devices) {
-      load_on_devices(*p->params);
-    }
+    p->on_urgent_lane = job.urgent && urgent_lane && place_on_urgent_lane(*p->params);
+    if (!p->on_urgent_lane && config.release_host_parameters && !p->params->on_devices) load_on_devices(*p->params);
     if (!std::exchange(p->admits_after_load, false)) break;
     if (!admit_after_set_load(*p, name)) return retire(std::move(p), false);
     if (p->params) break;  // its bytes reserved at once; else it waited without the set
@@ -168,7 +165,7 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   // The backend may compact and page-lock a/b/c here, on this thread, so that the GPU worker's
   // upload is a short DMA (counted in the synthesis span). Any CUDA backend's preparation serves
   // every device.
-  Device& prover = job.urgent && urgent_lane ? *urgent_lane : *devices.front();
+  Device& prover = p->on_urgent_lane ? *urgent_lane : *devices.front();
   prover.backend->prepare_assignment(*p->assignment);
   const auto done = Clock::now();
   settle_synthesized(*p);
@@ -176,17 +173,18 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
 
   p->set_where(Stage::kSynthDoneWaitingGpu);
   const QueueKey key = p->key;
+  PartitionQueue& gpu = p->on_urgent_lane ? urgent_gpu_queue : gpu_queue;
   if (config.policy == Policy::kSemaphoreReleaseAfterSynth) {
     // The permit goes back now; the partition then waits for the one-slot GPU channel while
     // holding its memory (the design that ran a 755 GiB host out of memory).
     p->holds_permit = false;
     permits.release(1);
-    gpu_queue.push_unbounded(key, std::move(p));
+    gpu.push_unbounded(key, std::move(p));
     return;
   }
   // Urgent work goes ahead of the queue even when it is full (its key sorts it first).
   if (job.urgent) {
-    (urgent_lane ? urgent_gpu_queue : gpu_queue).push_unbounded(key, std::move(p));
+    gpu.push_unbounded(key, std::move(p));
     return;
   }
   // Blocks while the GPU queue is full (its capacity depends on the policy); the

@@ -105,6 +105,10 @@ struct CudaBackendOptions {
   // work on the same card, and to prove as a smaller card would (tests, the benchmark): the plan
   // places the proof's buffers, the bases (streamed when they do not fit) and the copies within it.
   size_t device_memory_bytes = 0;
+  // Device memory left to another backend on the same card (the urgent lane's
+  // device_memory_bytes): the plans see the card and its free memory less this much, whether the
+  // other backend holds it yet or not.
+  size_t device_memory_reserved = 0;
   // Give a parameter set's host copy back to the OS once its device holds every base, and write
   // it back from the device before anything reads it again (streaming for room, a placement
   // again after new matrices that leave no room for every base): the host then holds no copy of
@@ -114,8 +118,8 @@ struct CudaBackendOptions {
   bool release_host_bases = false;
   // The card's urgent lane (msm::cuda::Lane): this backend's streams and MSMs run at the device's
   // greatest priority, beside an ordinary backend's proof on the same card, so that an urgent
-  // proof (WinningPoSt) waits for no ordinary prove_start. Give the two backends
-  // device_memory_bytes that add up to at most the card.
+  // proof (WinningPoSt) waits for no ordinary prove_start. Give it device_memory_bytes, and the
+  // card's ordinary backend the same as device_memory_reserved.
   bool urgent_lane = false;
 };
 // Throws std::runtime_error when cuzk was built without CUDA or the device cannot be used.

@@ -33,6 +33,11 @@ TEST(EngineTest, UrgentPartitionsAreProvedOnTheUrgentLane) {
   };
   Engine engine(cfg);
   ASSERT_TRUE(device && lane);
+  int lane_loads_seen = 0;
+  lane->on_load = [&](const groth16::Parameters& p) {
+    lane_loads_seen++;
+    EXPECT_EQ(device->released_host_bytes_of(p), 0u) << "the lane uploads a host copy the device gave back";
+  };
   // An ordinary job first: its set goes to the device, which gives its host copy back.
   const auto ordinary = engine.submit(synthetic_job(1 << 11, 3, 0, 51));
   EXPECT_EQ(await_end(engine, ordinary).state, JobState::kSucceeded);
@@ -68,6 +73,7 @@ TEST(EngineTest, UrgentPartitionsAreProvedOnTheUrgentLane) {
   const auto again = engine.submit(synthetic_job(1 << 10, 1, 4000, 52));
   EXPECT_EQ(await_end(engine, again).state, JobState::kSucceeded);
   EXPECT_EQ(lane_loads->load(), 3);
+  EXPECT_EQ(lane_loads_seen, 3);
   expect_idle(engine);
 }
 
@@ -88,6 +94,34 @@ TEST(EngineTest, WithoutAnUrgentLaneUrgentWorkGoesToTheDevice) {
   EXPECT_EQ(device->proofs(), 2);
   EXPECT_EQ(device->kept_sets(), 0u);
   EXPECT_FALSE(engine.snapshot().devices[0].urgent_lane.has_value());
+  expect_idle(engine);
+}
+
+// A set too large for the lane (more than half its memory) is proved on the device, first in line,
+// and keeps no host copy for the lane.
+TEST(EngineTest, AnUrgentSetTooLargeForTheLaneIsProvedOnTheDevice) {
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = cpu_test_config(dir.path);
+  cfg.urgent_lane_memory = 64 << 10;  // a synthetic set of 2^10 constraints holds more
+  auto device_loads = std::make_shared<std::atomic<int>>(0), lane_loads = std::make_shared<std::atomic<int>>(0);
+  ReleasingBackend *device = nullptr, *lane = nullptr;
+  cfg.make_backend = [&] {
+    auto b = std::make_unique<ReleasingBackend>(device_loads);
+    device = b.get();
+    return b;
+  };
+  cfg.make_urgent_backend = [&] {
+    auto b = std::make_unique<ReleasingBackend>(lane_loads, /*keeps=*/true, "lane-cpu");
+    lane = b.get();
+    return b;
+  };
+  Engine engine(cfg);
+  const auto id = engine.submit(synthetic_job(1 << 10, 2, 4000, 54));
+  EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
+  EXPECT_EQ(device->proofs(), 2);
+  EXPECT_EQ(lane->proofs(), 0);
+  EXPECT_EQ(lane_loads->load(), 0);
+  EXPECT_EQ(device->kept_sets(), 0u);
   expect_idle(engine);
 }
 

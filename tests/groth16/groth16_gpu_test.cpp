@@ -372,30 +372,36 @@ TEST_F(CudaBackendProofTest, ProofsFromSeveralThreadsKeepTheirOwnData) {
 
 // The card's urgent lane beside its ordinary backend (the engine's pair): each proves on its own
 // thread at once, the ordinary one a 2^21 set, the lane a 2^16 set that the ordinary backend
-// held first and gave its host copy back for (keep_host_copy writes it back, so the lane uploads
-// the points, not zeros); every PendingProof equals the CPU backend's.
+// held first and gave its host copy back for (keep_host_copy writes it back, and a proof of the
+// ordinary backend with the set then leaves it, so that the lane uploads the points, not zeros);
+// every PendingProof equals the CPU backend's, and the lane's MSMs ran on a workspace of their own.
 TEST_F(CudaBackendProofTest, UrgentLaneProvesBesideTheOrdinaryBackend) {
-  const size_t card = make_cuda_backend(0)->device_info().memory_total;
-  constexpr size_t kLane = size_t(1) << 30;
-  auto ordinary = make_cuda_backend(0, {.device_memory_bytes = card - kLane, .release_host_bases = true});
-  auto lane = make_cuda_backend(0, {.h_copies = 1, .device_memory_bytes = kLane, .urgent_lane = true});
-  EXPECT_EQ(lane->name(), "cuda:0-urgent");
-  auto cpu = make_cpu_backend();
+  // The parameters outlive the backends, which pin their host memory.
   circuits::SyntheticCircuit big(1100000, 8, {}, test::run_seed());
   circuits::SyntheticCircuit small(40000, 4, {}, test::run_seed() + 1);
-  auto big_pa = synthesize(big);
-  auto small_pa = synthesize(small);
+  const auto big_pa = synthesize(big);
+  const auto small_pa = synthesize(small);
   const Parameters big_params = pseudo_random_parameters(big_pa, size_t(1) << 21, test::run_seed());
   const Parameters small_params = pseudo_random_parameters(small_pa, size_t(1) << 16, test::run_seed() + 2);
   const Parameters small_copy = small_params;  // the CPU's: the GPU's host copy goes and comes back
-  ordinary->load_parameters(small_params);
-  EXPECT_GT(ordinary->released_host_bytes_of(small_params), 0u) << "the ordinary backend gave its host copy back";
-  ordinary->keep_host_copy(small_params);
-  EXPECT_EQ(ordinary->released_host_bytes_of(small_params), 0u) << "written back for the lane";
+  constexpr size_t kLane = size_t(1) << 30;
+  auto ordinary = make_cuda_backend(0, {.device_memory_reserved = kLane, .release_host_bases = true});
+  auto lane = make_cuda_backend(0, {.h_copies = 1, .device_memory_bytes = kLane, .urgent_lane = true});
+  EXPECT_EQ(lane->name(), "cuda:0-urgent");
+  auto cpu = make_cpu_backend();
   const Fr r = Fr::from_u64(31), s = Fr::from_u64(37);
   auto cpu_big = big_pa, cpu_small = small_pa;
   const PendingProof want_big = cpu->prove_start(big_params, cpu_big, r, s);
   const PendingProof want_small = cpu->prove_start(small_copy, cpu_small, r, s);
+  ordinary->load_parameters(small_params);
+  EXPECT_GT(ordinary->released_host_bytes_of(small_params), 0u) << "the ordinary backend gave its host copy back";
+  ordinary->keep_host_copy(small_params);
+  EXPECT_EQ(ordinary->released_host_bytes_of(small_params), 0u) << "written back for the lane";
+  {
+    auto pa = small_pa;
+    expect_same(ordinary->prove_start(small_params, pa, r, s), want_small);
+  }
+  EXPECT_EQ(ordinary->released_host_bytes_of(small_params), 0u) << "a kept copy is never given back again";
   constexpr int kBig = 3, kSmall = 6;
   std::vector<PendingProof> got_big(kBig), got_small(kSmall);
   std::string big_error, small_error;
@@ -421,11 +427,16 @@ TEST_F(CudaBackendProofTest, UrgentLaneProvesBesideTheOrdinaryBackend) {
   });
   t_big.join();
   t_small.join();
-  ASSERT_EQ(big_error, "");
-  ASSERT_EQ(small_error, "");
+  EXPECT_EQ(big_error, "");
+  EXPECT_EQ(small_error, "");
   for (const auto& g : got_big) expect_same(g, want_big);
   for (const auto& g : got_small) expect_same(g, want_small);
-  EXPECT_EQ(ordinary->released_host_bytes_of(small_params), 0u) << "a kept copy is never given back again";
+  const size_t ordinary_workspace = msm::cuda::workspace_bytes(0);  // this thread's lane: the ordinary
+  {
+    msm::cuda::LaneScope urgent(msm::cuda::Lane::kUrgent);
+    EXPECT_GT(msm::cuda::workspace_bytes(0), 0u) << "the lane's MSMs have a workspace of their own";
+    EXPECT_LT(msm::cuda::workspace_bytes(0), ordinary_workspace) << "sized for 2^16, not the ordinary 2^21";
+  }
   lane->release_parameters(small_params);
   ordinary->release_parameters(small_params);
   ordinary->release_parameters(big_params);

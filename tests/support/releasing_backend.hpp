@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,7 +27,10 @@ class ReleasingBackend final : public groth16::ProverBackend {
       : loads_(std::move(loads)), keeps_(keeps), name_(std::move(name)) {}
   std::string name() const override { return name_; }
   bool gives_back_host_copies() const override { return true; }
+  // Called at each load_parameters first (set before the engine's first job).
+  std::function<void(const groth16::Parameters&)> on_load;
   void load_parameters(const groth16::Parameters& params) override {
+    if (on_load) on_load(params);
     std::lock_guard lock(mutex_);
     if (!placed_.insert(&params).second) return;  // placed already
     (*loads_)++;

@@ -223,9 +223,12 @@ class CudaBackend final : public ProverBackend {
   }
   bool gives_back_host_copies() const override { return options_.release_host_bases; }
   void keep_host_copy(const Parameters& params) override {
+    if (!options_.release_host_bases) return;  // nothing is ever given back
+    // Marked without the proof lock: an urgent job waits for no proof unless the copy must come back.
+    if (!resident_.mark_kept(params)) return;
     std::lock_guard lock(mutex_);
     set_device();
-    resident_.keep_host_copy(params);
+    resident_.restore_kept(params);
   }
   size_t staging_bytes() const override { return pool_.bytes(); }
   size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }

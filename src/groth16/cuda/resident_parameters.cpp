@@ -34,6 +34,9 @@ double in_gb(size_t bytes) { return double(bytes) / 1e9; }
 size_t ResidentParameters::free_device_memory(size_t ours, size_t* total) const {
   size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const size_t reserved = options_.device_memory_reserved;
+  free_bytes = free_bytes > reserved ? free_bytes - reserved : 0;
+  total_bytes = total_bytes > reserved ? total_bytes - reserved : 0;
   if (const size_t limit = options_.device_memory_bytes; limit && limit < total_bytes) {
     free_bytes = std::min(free_bytes, limit > ours ? limit - ours : 0);
     total_bytes = limit;
@@ -132,7 +135,10 @@ void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan&
 }
 
 void ResidentParameters::release(const Parameters& params, bool restore_host) {
-  if (!restore_host) kept_.erase(&params);  // the caller frees the set
+  if (!restore_host) {  // the caller frees the set
+    std::lock_guard lock(kept_mutex_);
+    kept_.erase(&params);
+  }
   auto it = sets_.find(&params);
   if (it == sets_.end()) return;
   if (restore_host) restore_host_copy(params, it->second, "to place the set again");
@@ -144,7 +150,10 @@ void ResidentParameters::release(const Parameters& params, bool restore_host) {
 }
 
 void ResidentParameters::clear() {
-  kept_.clear();
+  {
+    std::lock_guard lock(kept_mutex_);
+    kept_.clear();
+  }
   sets_.clear();
   total_ = 0;
   released_ = 0;
@@ -161,6 +170,7 @@ void ResidentParameters::publish_released_of() {
 
 void ResidentParameters::release_host_copies() {
   if (!options_.release_host_bases) return;
+  std::lock_guard lock(kept_mutex_);
   for (auto& [p, r] : sets_) {
     if (r.host_released || r.any_streamed() || kept_.count(p)) continue;
     const void* ranges[] = {p->h.data(), p->l.data(), p->a.data(), p->b_g1.data(), p->b_g2.data()};
@@ -181,8 +191,15 @@ void ResidentParameters::release_host_copies() {
   publish_released_of();
 }
 
-void ResidentParameters::keep_host_copy(const Parameters& params) {
-  kept_.insert(&params);
+bool ResidentParameters::mark_kept(const Parameters& params) {
+  {
+    std::lock_guard lock(kept_mutex_);
+    kept_.insert(&params);
+  }
+  return released_host_bytes_of(params) > 0;  // published before kept_mutex_ was let go
+}
+
+void ResidentParameters::restore_kept(const Parameters& params) {
   auto it = sets_.find(&params);
   if (it == sets_.end() || !it->second.host_released) return;
   restore_host_copy(params, it->second, "for another backend on the card");

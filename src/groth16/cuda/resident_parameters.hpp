@@ -85,9 +85,11 @@ class ResidentParameters {
   // path that would read a host copy again (streaming, H's plain re-upload, a re-placement)
   // writes it back from the device first.
   void release_host_copies();
-  // The set's host copy is never given back from now on (another backend uploads from it),
-  // written back now when it was, until release(params, false) or clear().
-  void keep_host_copy(const Parameters& params);
+  // The set's host copy is never given back from now on (another backend uploads from it), until
+  // release(params, false) or clear(). Without the backend's lock; true when the copy is given
+  // back now: restore_kept (under the lock) writes it back.
+  bool mark_kept(const Parameters& params);
+  void restore_kept(const Parameters& params);
   // Host bytes given back now (read without the backend's lock).
   size_t released_host_bytes() const { return released_.load(); }
   // Makes the sets' given-back bytes as they stand now what released_host_bytes_of reads (done by
@@ -104,9 +106,9 @@ class ResidentParameters {
 
  private:
   // Free device memory and the card's size as plans see them, given the bytes this backend
-  // holds (ours): within options_.device_memory_bytes, when set and smaller than the card, the
-  // limit less ours (what others hold of the rest of the card is theirs), and never more than
-  // the driver says is free.
+  // holds (ours): the driver's figures less options_.device_memory_reserved; within
+  // options_.device_memory_bytes, when set and smaller, at most the limit less ours (what others
+  // hold of the rest of the card is theirs).
   size_t free_device_memory(size_t ours, size_t* total) const;
   // The plan for params beside the other resident sets (others), given what the backend holds.
   DeviceMemoryPlan plan_for(const Parameters& params, size_t held, size_t others) const;
@@ -136,8 +138,11 @@ class ResidentParameters {
   // back only to place the set again within one proof is never seen.
   mutable std::mutex released_of_mutex_;
   std::map<const Parameters*, size_t> released_of_;
-  std::set<const Parameters*> kept_;  // keep_host_copy
-  unsigned generation_ = 0;           // sets that left: a set with streamed bases placed before is placed again
+  // mark_kept's sets; release_host_copies reads them under the same mutex, all through, so that a
+  // set is either given back before it is marked (and seen so) or never.
+  std::mutex kept_mutex_;
+  std::set<const Parameters*> kept_;
+  unsigned generation_ = 0;  // sets that left: a set with streamed bases placed before is placed again
   mutable std::mutex plan_mutex_;
   DeviceMemoryPlan plan_;
 };

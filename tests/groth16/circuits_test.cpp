@@ -31,7 +31,8 @@ TEST(SyntheticCircuitTest, SatisfiedWithRequestedSizeAndProfile) {
     if (n < (1 << 14)) continue;
     const double aux = double(pa.num_aux());
     EXPECT_NEAR(double(pa.a_aux_density().count_ones()) / aux, 0.997, 0.003);
-    EXPECT_NEAR(double(pa.b_aux_density().count_ones()) / aux, 0.254, 0.01);
+    // ~16 k draws of a 0.254 share: sigma 0.0034, so 0.01 failed one seed in ~300; 0.015 is 4.4 sigma.
+    EXPECT_NEAR(double(pa.b_aux_density().count_ones()) / aux, 0.254, 0.015);
     size_t zero_one = 0;
     for (const auto& v : pa.aux()) zero_one += v.is_zero() || v.is_one();
     EXPECT_NEAR(double(zero_one) / aux, 0.75, 0.02);

@@ -83,7 +83,7 @@ struct PipelineBenchArgs {
   std::string urgent;
   double urgent_every_s = 5;
   std::string urgent_admission = "beside";
-  uint64_t urgent_lane_mib = 1024;  // engine.urgent_lane_memory; 0: no lane
+  uint64_t urgent_lane_mib = 0;  // engine.urgent_lane_memory; 0: no lane
   // Only the kind's compiled circuit (engine.witness_synthesis' matrices): recorded into
   // params_dir/compiled where the engine reads it (in parallel sections, and once more serially
   // to compare: time, equality), then read again; no proof.

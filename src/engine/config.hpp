@@ -93,10 +93,12 @@ struct EngineConfig {
   // prover, the card's urgent lane (groth16::CudaBackendOptions::urgent_lane: streams of the
   // greatest priority, MSMs beside the ordinary ones), so that an urgent partition is proved
   // beside an ordinary partition's prove_start instead of after it; the ordinary prover plans
-  // with the rest of the card. 0: no lane (urgent partitions go first in the GPU queue).
-  uint64_t urgent_lane_memory = uint64_t(1) << 30;
-  // When set, the urgent lane's backend is the one this makes, whatever `backend` and
-  // urgent_lane_memory say (tests; embedders).
+  // with the rest of the card. 0, the default until the lane is measured on a card: no lane
+  // (urgent partitions go first in the GPU queue). Sets of more than half of it are proved on the
+  // devices. (1 GiB holds a 32 GiB WinningPoSt.)
+  uint64_t urgent_lane_memory = 0;
+  // When set, the urgent lane's backend is the one this makes, whatever `backend` says; sets of
+  // at most half urgent_lane_memory go to it (tests; embedders).
   std::function<std::unique_ptr<groth16::ProverBackend>()> make_urgent_backend;
   UrgentAdmission urgent_admission = UrgentAdmission::kBeside;
   uint64_t urgent_reserve_bytes = uint64_t(1) << 30;  // kReserve only

@@ -70,7 +70,8 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
   t.push_back(size("engine", "urgent_lane_memory", "--urgent-lane-memory", field(&EngineConfig::urgent_lane_memory),
                    "With CUDA: device memory of the first GPU set aside for urgent jobs' own prover (streams of "
                    "the greatest priority), so that a WinningPoSt is proved beside a partition's prove_start, not "
-                   "after it; the GPU's own prover plans with the rest. 0: no lane (urgent partitions wait for the "
+                   "after it; the GPU's own prover plans with the rest. 0 (the default until the lane is measured on a "
+                   "card): no lane (urgent partitions wait for the "
                    "GPU's current one). A 32 GiB WinningPoSt needs about 0.5 GiB"));
   t.push_back(toggle("engine", "allow_comparison_policies", "--allow-comparison-policies",
                      field(&DaemonConfig::allow_comparison_policies),

@@ -19,6 +19,7 @@ namespace {
 TEST(EngineTest, UrgentPartitionsAreProvedOnTheUrgentLane) {
   test::TempDir dir("cuzk-engine-test");
   auto cfg = cpu_test_config(dir.path);
+  cfg.urgent_lane_memory = uint64_t(1) << 30;
   auto device_loads = std::make_shared<std::atomic<int>>(0), lane_loads = std::make_shared<std::atomic<int>>(0);
   ReleasingBackend *device = nullptr, *lane = nullptr;
   cfg.make_backend = [&] {

@@ -38,7 +38,12 @@ size_t ResidentParameters::free_device_memory(size_t ours, size_t* total) const 
   free_bytes = free_bytes > reserved ? free_bytes - reserved : 0;
   total_bytes = total_bytes > reserved ? total_bytes - reserved : 0;
   if (const size_t limit = options_.device_memory_bytes; limit && limit < total_bytes) {
-    free_bytes = std::min(free_bytes, limit > ours ? limit - ours : 0);
+    if (options_.urgent_lane) {  // the rest of the card is the ordinary backend's, in use
+      free_bytes = std::min(free_bytes, limit > ours ? limit - ours : 0);
+    } else {  // a card of `limit` bytes, whose use is the card's
+      const size_t beyond = total_bytes - limit;
+      free_bytes = free_bytes > beyond ? free_bytes - beyond : 0;
+    }
     total_bytes = limit;
   }
   *total = total_bytes;

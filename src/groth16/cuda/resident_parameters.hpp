@@ -107,8 +107,9 @@ class ResidentParameters {
  private:
   // Free device memory and the card's size as plans see them, given the bytes this backend
   // holds (ours): the driver's figures less options_.device_memory_reserved; within
-  // options_.device_memory_bytes, when set and smaller, at most the limit less ours (what others
-  // hold of the rest of the card is theirs).
+  // options_.device_memory_bytes, when set and smaller, a card of that size whose use is the
+  // card's, or, for the urgent lane, at most the limit less ours (the rest of the card is the
+  // ordinary backend's, in use).
   size_t free_device_memory(size_t ours, size_t* total) const;
   // The plan for params beside the other resident sets (others), given what the backend holds.
   DeviceMemoryPlan plan_for(const Parameters& params, size_t held, size_t others) const;

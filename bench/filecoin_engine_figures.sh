@@ -4,15 +4,17 @@
 # generated sparse sectors (speed only), logged to OUTDIR/RUN.log under /usr/bin/time -v when
 # present, then summarised (s/job, urgent latencies, peak RSS).
 #   bench/filecoin_engine_figures.sh OUTDIR RUN...
-# RUN: porep32 (three 32 GiB C2 jobs, timeline in OUTDIR/porep32.json), window32 (three 32 GiB
-# WindowPoSt partitions), winning-beside / winning-reserve (WinningPoSt alone, then every 3 s beside
-# three 32 GiB C2 jobs, per engine.urgent_admission), snap32 (two 32 GiB SnapDeals proofs, 16
-# partitions each), gpu-tests (the gpu-labelled test programs beside cuzk-bench, the device-fault
-# tests of issue 29 included).
+# RUN: porep32 (three 32 GiB C2 jobs, timeline in OUTDIR/porep32.json), porep32-48g (five, within
+# a 48 GiB budget: a 64 GiB host; timeline in OUTDIR/porep32-48g.json), porep32-old (three on the
+# full-synthesis path), window32 (three 32 GiB WindowPoSt partitions), winning-beside /
+# winning-reserve (WinningPoSt alone, then every 3 s beside three 32 GiB C2 jobs, per
+# engine.urgent_admission), winning-lane (the same on the card's urgent lane, 1 GiB), snap32 (two
+# 32 GiB SnapDeals proofs, 16 partitions each), gpu-tests (the gpu-labelled test programs beside
+# cuzk-bench, the device-fault tests of issue 29 included).
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 out=$1
@@ -28,7 +30,15 @@ for run in "$@"; do
   log="$out/$run.log"
   case $run in
     porep32) args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --timeline "$out/porep32.json") ;;
-    window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 2) ;;
+    porep32-48g)
+      args=(--proof StackedDrg32GiBV1_1 --jobs 5 --workers 4 --budget-mib 49152 --timeline "$out/porep32-48g.json")
+      ;;
+    porep32-old) args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --witness-synthesis off) ;;
+    window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 4) ;;
+    winning-lane)
+      args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3
+        --urgent-lane-mib 1024)
+      ;;
     winning-beside | winning-reserve)
       args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3
         --urgent-admission "${run#winning-}")

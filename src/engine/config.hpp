@@ -95,7 +95,7 @@ struct EngineConfig {
   // beside an ordinary partition's prove_start instead of after it; the ordinary prover plans
   // with the rest of the card. 0, the default until the lane is measured on a card: no lane
   // (urgent partitions go first in the GPU queue). Sets of more than half of it are proved on the
-  // devices. (1 GiB holds a 32 GiB WinningPoSt.)
+  // devices. (1 GiB holds a 32 GiB WinningPoSt, which needs about 0.5 GiB by estimate.)
   uint64_t urgent_lane_memory = 0;
   // When set, the urgent lane's backend is the one this makes, whatever `backend` says; sets of
   // at most half urgent_lane_memory go to it (tests; embedders).

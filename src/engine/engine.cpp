@@ -185,6 +185,11 @@ Engine::Engine(EngineConfig config) {
       m.devices.push_back(std::move(dev));
     }
     if (c.make_urgent_backend) {
+      if (!c.urgent_lane_memory) {
+        throw std::runtime_error(
+            "make_urgent_backend needs urgent_lane_memory: sets of at most half of it go to "
+            "the lane");
+      }
       m.urgent_lane = std::make_unique<Device>();
       m.urgent_lane->backend = c.make_urgent_backend();
       if (!m.urgent_lane->backend) throw std::runtime_error("make_urgent_backend made no backend");
@@ -514,6 +519,13 @@ bool Engine::Impl::place_on_urgent_lane(const ParamSet& set) {
   } catch (const std::exception& e) {
     spdlog::warn("parameters '{}' could not be loaded on {} ({}): their urgent partitions are proved on the devices",
                  set.id, urgent_lane->backend->name(), e.what());
+    // What the lane placed of it goes, and the devices may give its host copy back again.
+    try {
+      urgent_lane->backend->release_parameters(set.params);
+    } catch (const std::exception& f) {
+      spdlog::warn("parameters '{}': {} could not release them: {}", set.id, urgent_lane->backend->name(), f.what());
+    }
+    for (auto& d : devices) d->backend->let_host_copy_go(set.params);
     set.off_urgent_lane = true;
     return false;
   }

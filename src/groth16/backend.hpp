@@ -67,6 +67,9 @@ class ProverBackend {
   // (the card's urgent lane, which uploads the set from it). Written back from the device now
   // when it was given back.
   virtual void keep_host_copy(const Parameters& params) {}
+  // Undoes keep_host_copy (the other backend could not take the set): the copy may go back at the
+  // backend's next release of host copies.
+  virtual void let_host_copy_go(const Parameters& params) {}
   // Page-locked host bytes: the staging buffers uploads go through, and a/b/c (or their compact
   // copies) locked by prepare_assignment and not yet unlocked (in assignments waiting for or on
   // the device, being freed, or kept idle for the next ones). The kernel can neither swap nor
@@ -107,7 +110,8 @@ struct CudaBackendOptions {
   size_t device_memory_bytes = 0;
   // Device memory left to another backend on the same card (the urgent lane's
   // device_memory_bytes): the plans see the card and its free memory less this much, whether the
-  // other backend holds it yet or not.
+  // other backend holds it yet or not (so what it holds is counted twice: at most this much
+  // lost, never taken from it).
   size_t device_memory_reserved = 0;
   // Give a parameter set's host copy back to the OS once its device holds every base, and write
   // it back from the device before anything reads it again (streaming for room, a placement

@@ -72,7 +72,7 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
                    "the greatest priority), so that a WinningPoSt is proved beside a partition's prove_start, not "
                    "after it; the GPU's own prover plans with the rest. 0 (the default until the lane is measured on a "
                    "card): no lane (urgent partitions wait for the "
-                   "GPU's current one). A 32 GiB WinningPoSt needs about 0.5 GiB"));
+                   "GPU's current one). A 32 GiB WinningPoSt needs about 0.5 GiB (estimated)"));
   t.push_back(toggle("engine", "allow_comparison_policies", "--allow-comparison-policies",
                      field(&DaemonConfig::allow_comparison_policies),
                      "Accept a comparison policy (any but budget) in this daemon; for measurements only: it does not "

@@ -16,24 +16,35 @@
 namespace cuzk::engine {
 namespace {
 
+// The device's backend and the lane's, both acting out the CUDA backend's host copies.
+struct LaneBackends {
+  std::shared_ptr<std::atomic<int>> device_loads = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::atomic<int>> lane_loads = std::make_shared<std::atomic<int>>(0);
+  ReleasingBackend *device = nullptr, *lane = nullptr;
+  void install(EngineConfig& cfg) {
+    cfg.make_backend = [this] {
+      auto b = std::make_unique<ReleasingBackend>(device_loads);
+      device = b.get();
+      return b;
+    };
+    cfg.make_urgent_backend = [this] {
+      auto b = std::make_unique<ReleasingBackend>(lane_loads, /*keeps=*/true, "lane-cpu");
+      lane = b.get();
+      return b;
+    };
+  }
+};
+
 TEST(EngineTest, UrgentPartitionsAreProvedOnTheUrgentLane) {
   test::TempDir dir("cuzk-engine-test");
   auto cfg = cpu_test_config(dir.path);
   cfg.urgent_lane_memory = uint64_t(1) << 30;
-  auto device_loads = std::make_shared<std::atomic<int>>(0), lane_loads = std::make_shared<std::atomic<int>>(0);
-  ReleasingBackend *device = nullptr, *lane = nullptr;
-  cfg.make_backend = [&] {
-    auto b = std::make_unique<ReleasingBackend>(device_loads);
-    device = b.get();
-    return b;
-  };
-  cfg.make_urgent_backend = [&] {
-    auto b = std::make_unique<ReleasingBackend>(lane_loads, /*keeps=*/true, "lane-cpu");
-    lane = b.get();
-    return b;
-  };
+  LaneBackends b;
+  b.install(cfg);
   Engine engine(cfg);
-  ASSERT_TRUE(device && lane);
+  ASSERT_TRUE(b.device && b.lane);
+  ReleasingBackend *device = b.device, *lane = b.lane;
+  auto &device_loads = b.device_loads, &lane_loads = b.lane_loads;
   int lane_loads_seen = 0;
   lane->on_load = [&](const groth16::Parameters& p) {
     lane_loads_seen++;
@@ -98,32 +109,36 @@ TEST(EngineTest, WithoutAnUrgentLaneUrgentWorkGoesToTheDevice) {
   expect_idle(engine);
 }
 
-// A set too large for the lane (more than half its memory) is proved on the device, first in line,
-// and keeps no host copy for the lane.
-TEST(EngineTest, AnUrgentSetTooLargeForTheLaneIsProvedOnTheDevice) {
+// A set too large for the lane (more than half its memory), or one the lane fails to load, is
+// proved on the device, first in line, and the device keeps no host copy for the lane.
+TEST(EngineTest, UrgentSetsTheLaneCannotTakeAreProvedOnTheDevice) {
+  for (const bool too_large : {true, false}) {
+    SCOPED_TRACE(too_large ? "too large" : "load failed");
+    test::TempDir dir("cuzk-engine-test");
+    auto cfg = cpu_test_config(dir.path);
+    cfg.urgent_lane_memory = too_large ? 64 << 10 : uint64_t(1) << 30;  // a 2^10 set holds more than 32 KiB
+    LaneBackends b;
+    b.install(cfg);
+    Engine engine(cfg);
+    if (!too_large) b.lane->on_load = [](const groth16::Parameters&) { throw std::runtime_error("no room"); };
+    const auto id = engine.submit(synthetic_job(1 << 10, 2, 4000, 54));
+    EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
+    EXPECT_EQ(b.device->proofs(), 2);
+    EXPECT_EQ(b.lane->proofs(), 0);
+    EXPECT_EQ(b.lane_loads->load(), 0);
+    EXPECT_EQ(b.device->kept_sets(), 0u) << "nothing kept for a lane that does not hold the set";
+    EXPECT_GT(engine.snapshot().buffers.parameters_released_bytes, 0) << "the device gave the copy back";
+    expect_idle(engine);
+  }
+}
+
+// A lane's backend needs the lane's memory, which bounds the sets it takes.
+TEST(EngineTest, AnUrgentBackendWithoutLaneMemoryIsRefused) {
   test::TempDir dir("cuzk-engine-test");
   auto cfg = cpu_test_config(dir.path);
-  cfg.urgent_lane_memory = 64 << 10;  // a synthetic set of 2^10 constraints holds more
-  auto device_loads = std::make_shared<std::atomic<int>>(0), lane_loads = std::make_shared<std::atomic<int>>(0);
-  ReleasingBackend *device = nullptr, *lane = nullptr;
-  cfg.make_backend = [&] {
-    auto b = std::make_unique<ReleasingBackend>(device_loads);
-    device = b.get();
-    return b;
-  };
-  cfg.make_urgent_backend = [&] {
-    auto b = std::make_unique<ReleasingBackend>(lane_loads, /*keeps=*/true, "lane-cpu");
-    lane = b.get();
-    return b;
-  };
-  Engine engine(cfg);
-  const auto id = engine.submit(synthetic_job(1 << 10, 2, 4000, 54));
-  EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
-  EXPECT_EQ(device->proofs(), 2);
-  EXPECT_EQ(lane->proofs(), 0);
-  EXPECT_EQ(lane_loads->load(), 0);
-  EXPECT_EQ(device->kept_sets(), 0u);
-  expect_idle(engine);
+  LaneBackends b;
+  b.install(cfg);
+  EXPECT_THROW(Engine{cfg}, EngineError);
 }
 
 }  // namespace

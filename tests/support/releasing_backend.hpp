@@ -27,7 +27,8 @@ class ReleasingBackend final : public groth16::ProverBackend {
       : loads_(std::move(loads)), keeps_(keeps), name_(std::move(name)) {}
   std::string name() const override { return name_; }
   bool gives_back_host_copies() const override { return true; }
-  // Called at each load_parameters first (set before the engine's first job).
+  // Called at each load_parameters first (set before the engine's first job); may throw, as a
+  // failed load.
   std::function<void(const groth16::Parameters&)> on_load;
   void load_parameters(const groth16::Parameters& params) override {
     if (on_load) on_load(params);
@@ -49,6 +50,10 @@ class ReleasingBackend final : public groth16::ProverBackend {
     std::lock_guard lock(mutex_);
     kept_.insert(&params);
     released_.erase(&params);  // written back
+  }
+  void let_host_copy_go(const groth16::Parameters& params) override {
+    std::lock_guard lock(mutex_);
+    kept_.erase(&params);
   }
   void release_parameters(const groth16::Parameters& params) override {
     std::lock_guard lock(mutex_);

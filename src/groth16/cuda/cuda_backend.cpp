@@ -230,6 +230,7 @@ class CudaBackend final : public ProverBackend {
     set_device();
     resident_.restore_kept(params);
   }
+  void let_host_copy_go(const Parameters& params) override { resident_.unmark_kept(params); }
   size_t staging_bytes() const override { return pool_.bytes(); }
   size_t pinned_abc_bytes() const override { return pinned_abc_bytes_->load(); }
   size_t idle_host_bytes() const override { return compact_copies_->idle_bytes(); }

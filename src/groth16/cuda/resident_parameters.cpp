@@ -204,6 +204,11 @@ bool ResidentParameters::mark_kept(const Parameters& params) {
   return released_host_bytes_of(params) > 0;  // published before kept_mutex_ was let go
 }
 
+void ResidentParameters::unmark_kept(const Parameters& params) {
+  std::lock_guard lock(kept_mutex_);
+  kept_.erase(&params);
+}
+
 void ResidentParameters::restore_kept(const Parameters& params) {
   auto it = sets_.find(&params);
   if (it == sets_.end() || !it->second.host_released) return;

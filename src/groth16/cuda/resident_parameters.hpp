@@ -90,6 +90,8 @@ class ResidentParameters {
   // back now: restore_kept (under the lock) writes it back.
   bool mark_kept(const Parameters& params);
   void restore_kept(const Parameters& params);
+  // Undoes mark_kept (without the backend's lock): given back at the next release_host_copies.
+  void unmark_kept(const Parameters& params);
   // Host bytes given back now (read without the backend's lock).
   size_t released_host_bytes() const { return released_.load(); }
   // Makes the sets' given-back bytes as they stand now what released_host_bytes_of reads (done by

@@ -432,11 +432,7 @@ TEST(EngineTest, HostCopiesGivenBackLeaveTheBudgetUntilEviction) {
   auto cfg = cpu_test_config(dir.path);
   auto loads = std::make_shared<std::atomic<int>>(0);
   ReleasingBackend* backend = nullptr;
-  cfg.make_backend = [loads, &backend] {
-    auto b = std::make_unique<ReleasingBackend>(loads);
-    backend = b.get();
-    return b;
-  };
+  cfg.make_backend = releasing_backend_maker(loads, &backend);
   Engine engine(cfg);
   const auto before = engine.submit(synthetic_job(1 << 12, 2, 0, 21));
   EXPECT_EQ(await_end(engine, before).state, JobState::kSucceeded);

@@ -21,17 +21,10 @@ struct LaneBackends {
   std::shared_ptr<std::atomic<int>> device_loads = std::make_shared<std::atomic<int>>(0);
   std::shared_ptr<std::atomic<int>> lane_loads = std::make_shared<std::atomic<int>>(0);
   ReleasingBackend *device = nullptr, *lane = nullptr;
-  void install(EngineConfig& cfg) {
-    cfg.make_backend = [this] {
-      auto b = std::make_unique<ReleasingBackend>(device_loads);
-      device = b.get();
-      return b;
-    };
-    cfg.make_urgent_backend = [this] {
-      auto b = std::make_unique<ReleasingBackend>(lane_loads, /*keeps=*/true, "lane-cpu");
-      lane = b.get();
-      return b;
-    };
+  // with_lane false: the device's backend alone.
+  void install(EngineConfig& cfg, bool with_lane = true) {
+    cfg.make_backend = releasing_backend_maker(device_loads, &device);
+    if (with_lane) cfg.make_urgent_backend = releasing_backend_maker(lane_loads, &lane, /*keeps=*/true, "lane-cpu");
   }
 };
 
@@ -93,14 +86,10 @@ TEST(EngineTest, UrgentPartitionsAreProvedOnTheUrgentLane) {
 TEST(EngineTest, WithoutAnUrgentLaneUrgentWorkGoesToTheDevice) {
   test::TempDir dir("cuzk-engine-test");
   auto cfg = cpu_test_config(dir.path);
-  auto loads = std::make_shared<std::atomic<int>>(0);
-  ReleasingBackend* device = nullptr;
-  cfg.make_backend = [&] {
-    auto b = std::make_unique<ReleasingBackend>(loads);
-    device = b.get();
-    return b;
-  };
+  LaneBackends b;
+  b.install(cfg, /*with_lane=*/false);
   Engine engine(cfg);
+  ReleasingBackend* device = b.device;
   const auto id = engine.submit(synthetic_job(1 << 10, 2, 4000, 53));
   EXPECT_EQ(await_end(engine, id).state, JobState::kSucceeded);
   EXPECT_EQ(device->proofs(), 2);

@@ -405,26 +405,20 @@ TEST_F(CudaBackendProofTest, UrgentLaneProvesBesideTheOrdinaryBackend) {
   constexpr int kBig = 3, kSmall = 6;
   std::vector<PendingProof> got_big(kBig), got_small(kSmall);
   std::string big_error, small_error;
-  std::thread t_big([&] {
+  // Each proof of a fresh copy of the assignment, one after the other; the first error kept.
+  auto prove_each = [&](ProverBackend& backend, const Parameters& params, const r1cs::ProvingAssignment& from,
+                        std::vector<PendingProof>& got, std::string& error) {
     try {
-      for (auto& g : got_big) {
-        auto pa = big_pa;
-        g = ordinary->prove_start(big_params, pa, r, s);
+      for (auto& g : got) {
+        auto pa = from;
+        g = backend.prove_start(params, pa, r, s);
       }
     } catch (const std::exception& e) {
-      big_error = e.what();
+      error = e.what();
     }
-  });
-  std::thread t_small([&] {
-    try {
-      for (auto& g : got_small) {
-        auto pa = small_pa;
-        g = lane->prove_start(small_params, pa, r, s);
-      }
-    } catch (const std::exception& e) {
-      small_error = e.what();
-    }
-  });
+  };
+  std::thread t_big([&] { prove_each(*ordinary, big_params, big_pa, got_big, big_error); });
+  std::thread t_small([&] { prove_each(*lane, small_params, small_pa, got_small, small_error); });
   t_big.join();
   t_small.join();
   EXPECT_EQ(big_error, "");

@@ -100,4 +100,15 @@ class ReleasingBackend final : public groth16::ProverBackend {
   std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
 };
 
+// An EngineConfig::make_backend (or make_urgent_backend) that makes one and says where it is.
+inline std::function<std::unique_ptr<groth16::ProverBackend>()> releasing_backend_maker(
+    std::shared_ptr<std::atomic<int>> loads, ReleasingBackend** made, bool keeps = false,
+    std::string name = "releasing-cpu") {
+  return [loads, made, keeps, name] {
+    auto b = std::make_unique<ReleasingBackend>(loads, keeps, name);
+    *made = b.get();
+    return b;
+  };
+}
+
 }  // namespace cuzk::engine

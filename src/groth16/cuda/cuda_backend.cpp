@@ -44,6 +44,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/stream.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/cuda/compact_copies.hpp"
 #include "groth16/cuda/piece_locks.hpp"
@@ -105,14 +106,9 @@ class CudaBackend final : public ProverBackend {
     check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     device_name_ = prop.name;
     device_memory_ = prop.totalGlobalMem;
-    // The urgent lane's streams at the device's greatest priority (0 is the default's).
-    int least = 0, greatest = 0;
-    if (options_.urgent_lane)
-      check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
-    for (cudaStream_t* st : {&stream_, &upload_stream_}) {
-      check(cudaStreamCreateWithPriority(st, cudaStreamNonBlocking, options_.urgent_lane ? greatest : 0),
-            "cudaStreamCreate");
-    }
+    // The urgent lane's streams at the device's greatest priority.
+    check(cuzk::cuda::create_stream(&stream_, options_.urgent_lane), "cudaStreamCreate");
+    check(cuzk::cuda::create_stream(&upload_stream_, options_.urgent_lane), "cudaStreamCreate");
     for (auto& e : uploaded_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaEventCreateWithFlags(&product_done_, cudaEventDisableTiming), "cudaEventCreate");
   }

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/check.hpp"
+#include "cuda/stream.hpp"
 #include "msm/cuda/msm.hpp"
 
 namespace cuzk::msm::cuda {
@@ -109,16 +110,6 @@ std::mutex all_workspaces_mutex;
 std::map<std::pair<int, Lane>, Workspace*> all_workspaces;  // never freed: the runtime may be gone at exit
 thread_local Lane current_lane = Lane::kOrdinary;           // LaneScope
 
-// Non-blocking streams, at the device's greatest priority for the urgent lane (0, the default
-// priority, otherwise).
-cudaError_t create_stream(cudaStream_t* stream, Lane lane) {
-  int least = 0, greatest = 0;
-  if (lane == Lane::kUrgent) {
-    if (cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest); err != cudaSuccess) return err;
-  }
-  return cudaStreamCreateWithPriority(stream, cudaStreamNonBlocking, lane == Lane::kUrgent ? greatest : 0);
-}
-
 // The workspace of the calling thread's lane on a device, made on first use (on the device
 // current to the caller: DeviceScope first).
 Workspace& workspace(int device) {
@@ -126,8 +117,9 @@ Workspace& workspace(int device) {
   Workspace*& ws = all_workspaces[{device, current_lane}];
   if (!ws) {
     auto* fresh = new Workspace;
-    cudaError_t err = create_stream(&fresh->stream, current_lane);
-    if (err == cudaSuccess) err = create_stream(&fresh->copy_stream, current_lane);
+    const bool urgent = current_lane == Lane::kUrgent;  // its streams at the greatest priority
+    cudaError_t err = cuzk::cuda::create_stream(&fresh->stream, urgent);
+    if (err == cudaSuccess) err = cuzk::cuda::create_stream(&fresh->copy_stream, urgent);
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&fresh->legacy_done, cudaEventDisableTiming);
     for (auto& e : fresh->streamed_ready) {
       if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);

@@ -176,6 +176,10 @@ Engine::Impl::BackendParameterBytes Engine::Impl::backend_parameter_bytes() cons
   return b;
 }
 
+uint64_t Engine::Impl::parameters_host_bytes(const BackendParameterBytes& b) const {
+  return uint64_t(std::max<int64_t>(0, params.resident_bytes() - b.released));
+}
+
 void Engine::Impl::charge_released_parameters() {
   BackendParameterBytes b;
   {
@@ -190,7 +194,7 @@ void Engine::Impl::charge_released_parameters() {
     }
     released_credit = released;
   }
-  tracker.set_parameters_bytes(params.resident_bytes() - b.released, b.device,
+  tracker.set_parameters_bytes(int64_t(parameters_host_bytes(b)), b.device,
                                "parameters' host copy given back or written back");
 }
 

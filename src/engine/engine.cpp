@@ -426,10 +426,7 @@ void Engine::preload_params(const std::string& param_id) {
     // (or set up) that the budget cannot hold: a preload is not a way around the budget.
     if (const auto c = ParameterManager::parse_synthetic_id(param_id)) check_synthetic_circuit(*c);
     const auto need = m.params.expected_bytes(param_id);
-    // The resident sets' host bytes, less the copies given back (their devices hold them).
-    auto resident = [&m] {
-      return uint64_t(std::max<int64_t>(0, m.params.resident_bytes() - m.backend_parameter_bytes().released));
-    };
+    auto resident = [&m] { return m.parameters_host_bytes(); };
     if (need && uint64_t(*need) + resident() + room > m.budget.total()) {
       m.params.evict_idle_for(uint64_t(*need) + room);
       if (uint64_t(*need) + resident() + room > m.budget.total()) {

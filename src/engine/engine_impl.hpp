@@ -207,6 +207,10 @@ struct Engine::Impl {
     int64_t device = 0, released = 0;
   };
   BackendParameterBytes backend_parameter_bytes() const;
+  // The resident sets' bytes still in host memory: their charge less the copies given back (the
+  // devices hold those); what the tracker shows as the parameters' host bytes.
+  uint64_t parameters_host_bytes(const BackendParameterBytes& b) const;
+  uint64_t parameters_host_bytes() const { return parameters_host_bytes(backend_parameter_bytes()); }
   // Makes the set ready on every device (load_parameters: the CUDA backend uploads its bases and,
   // one device holding them all, gives its host copy back), then charges what was given back.
   // Throws std::runtime_error naming the set and the device.

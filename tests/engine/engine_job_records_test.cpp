@@ -2,6 +2,8 @@
 // job list of the status document with stages, errors and expected times; ended jobs kept after
 // the daemon forgets them, within a bound; a job's Chrome trace; the on_job_ended observer; the
 // devices' busy time.
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -86,10 +88,12 @@ TEST(JobRecordsTest, EngineListsJobsAndTracesThemAndTellsTheirEnd) {
   test::TempDir cache;
   EngineConfig c = cpu_test_config(cache.path);
   std::mutex m;
+  std::condition_variable told;
   std::vector<JobStatus> ended;
   c.on_job_ended = [&](const JobStatus& j) {
     std::lock_guard lock(m);
     ended.push_back(j);
+    told.notify_all();
   };
   Engine e(c);
   const std::string ok = e.submit(synthetic_job(1 << 10, 2, 3, 1, "ok-job"));
@@ -132,7 +136,9 @@ TEST(JobRecordsTest, EngineListsJobsAndTracesThemAndTellsTheirEnd) {
   }
   EXPECT_FALSE(e.job_trace("never"));
 
-  std::lock_guard lock(m);
+  // Told after the job's end is published (no engine lock held), so possibly after await returned.
+  std::unique_lock lock(m);
+  told.wait_for(lock, std::chrono::seconds(10), [&] { return ended.size() >= 2; });
   ASSERT_EQ(ended.size(), 2u);
   EXPECT_EQ(ended[0].request_id, "ok-job");
   EXPECT_EQ(ended[0].kind, "synthetic");

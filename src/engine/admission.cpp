@@ -14,7 +14,8 @@ uint64_t Engine::Impl::urgent_room() const {
 }
 
 bool Engine::Impl::admit(Partition& p, const std::string& worker) {
-  const uint64_t need = p.job->shape.total();
+  p.witness_only = p.job->witness_only;  // the job's path now: the partition's bytes follow it
+  const uint64_t need = p.shape().total();
   if (p.job->urgent) {
     // A WinningPoSt must not queue behind C2 partitions waiting for memory: it is charged at once,
     // inside the room ordinary work left free (reserve) or beyond the budget (beside); either way
@@ -77,6 +78,22 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
   return true;
 }
 
+std::string Engine::Impl::never_fits_budget(const Job& job, const PartitionShape& shape, uint64_t params_bytes) const {
+  // The set's bytes count even when it is loaded now: it may be evicted and reloaded while the
+  // job waits, and a partition plus its parameters must fit together; when the set's host copy
+  // leaves once its device holds it (sets_leave_host), the set loads first and the partition
+  // after: each must fit, not both together.
+  const uint64_t room = job.urgent ? 0 : urgent_room();
+  const uint64_t peak = sets_leave_host ? std::max(shape.total(), params_bytes) : shape.total() + params_bytes;
+  if (config.policy != Policy::kBudget || peak + job.input_bytes + room <= budget.total()) return {};
+  return "one partition needs " + mib(shape.total()) + " (a/b/c " + mib(shape.abc()) +
+         (sets_leave_host ? "), or " : ") plus ") + mib(params_bytes) + " of parameters" +
+         (sets_leave_host ? " while they load" : "") +
+         (room ? " and the " + mib(room) + " kept for urgent work" : std::string()) +
+         ", more than the whole host-memory budget of " + mib(budget.total()) +
+         "; raise the budget or use smaller partitions";
+}
+
 std::string Engine::Impl::never_fits_beside_set(const Partition& p) const {
   if (!sets_leave_host) return {};
   const auto set = params.peek(p.job->param_id);
@@ -87,7 +104,7 @@ std::string Engine::Impl::never_fits_beside_set(const Partition& p) const {
     given_back = d == devices.front() ? b : std::min(given_back, b);
   }
   const uint64_t stays = uint64_t(set->host_bytes) - std::min(uint64_t(set->host_bytes), given_back);
-  const uint64_t need = p.job->shape.total();
+  const uint64_t need = p.shape().total();
   if (need + stays + p.job->input_bytes + urgent_room() <= budget.total()) return {};
   return "one partition needs " + mib(need) + " beside the " + mib(stays) + " of parameters '" + set->id +
          "' that stay in host memory (the device could not hold all their bases), more than the host-memory "
@@ -96,7 +113,7 @@ std::string Engine::Impl::never_fits_beside_set(const Partition& p) const {
 }
 
 bool Engine::Impl::admit_after_set_load(Partition& p, const std::string& worker) {
-  const uint64_t need = p.job->shape.total();
+  const uint64_t need = p.shape().total();
   const uint64_t keep_free = urgent_room();
   const std::string set = p.job->param_id;
   if (auto never = never_fits_beside_set(p); !never.empty()) {

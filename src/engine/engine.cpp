@@ -290,27 +290,14 @@ std::string Engine::submit(JobRequest request) {
   const CircuitShape circuit = input->shape();
   job->witness_only = m.witness_only;
   job->shape = partition_shape(circuit, m.witness_only);
+  job->full_shape = partition_shape(circuit);
   job->input = input;
   job->input_bytes = input->input_bytes();
-  // A partition that can never fit is rejected now rather than waiting forever.
-  // The set's bytes count even when it is loaded now: it may be evicted and reloaded while
-  // this job waits, and a partition plus its parameters must fit together.
-  const uint64_t params_bytes = uint64_t(m.params.expected_bytes(request.param_id).value_or(0));
   job->urgent = request.priority >= m.config.urgent_priority;
-  const uint64_t room = job->urgent ? 0 : m.urgent_room();
-  // When the set's host copy leaves once its device holds it (sets_leave_host), the set loads
-  // first and the partition after: each must fit, not both together.
-  const uint64_t peak =
-      m.sets_leave_host ? std::max(job->shape.total(), params_bytes) : job->shape.total() + params_bytes;
-  if (m.config.policy == Policy::kBudget && peak + job->input_bytes + room > m.budget.total()) {
-    throw EngineError(Code::kFailedPrecondition,
-                      "one partition needs " + mib(job->shape.total()) + " (a/b/c " + mib(job->shape.abc()) +
-                          (m.sets_leave_host ? "), or " : ") plus ") + mib(params_bytes) + " of parameters" +
-                          (m.sets_leave_host ? " while they load" : "") +
-                          (room ? " and the " + mib(room) + " kept for urgent work" : std::string()) +
-                          ", more than the whole host-memory budget of " + mib(m.budget.total()) +
-                          "; raise the budget or use smaller partitions");
-  }
+  // A partition that can never fit is rejected now rather than waiting forever.
+  const std::string never =
+      m.never_fits_budget(*job, job->shape, uint64_t(m.params.expected_bytes(request.param_id).value_or(0)));
+  if (!never.empty()) throw EngineError(Code::kFailedPrecondition, never);
 
   {
     std::lock_guard lock(m.mutex);

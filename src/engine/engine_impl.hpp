@@ -64,9 +64,10 @@ struct Job {
   std::shared_ptr<const ProofInput> input;  // the parsed job (request.input, or the synthetic one)
   uint64_t input_bytes = 0;                 // charged to the budget and the tracker while the job lives
   std::string param_id;
-  PartitionShape shape;
+  PartitionShape shape;       // witness-only when witness_only was set at submission
+  PartitionShape full_shape;  // a full synthesis' (= shape when it is one)
   // Synthesized witness-only (Engine::Impl::witness_only); cleared when its circuit cannot be
-  // compiled (then in full).
+  // compiled or its backends cannot form a/b/c on the device (witness_path_holds): then in full.
   std::atomic<bool> witness_only{false};
   Clock::time_point submitted;
   std::atomic<bool> stop{false};  // cancelled or failed: drop the remaining partitions
@@ -90,6 +91,8 @@ struct Partition {
   bool holds_permit = false;          // semaphore policies
   bool admits_after_load = false;     // and no more: its own bytes come once the set's host copy went
   bool on_urgent_lane = false;        // proved on the urgent lane (place_on_urgent_lane said so)
+  bool witness_only = false;          // admitted for a witness-only synthesis (its job's, then)
+  std::shared_ptr<const r1cs::CompiledCircuit> compiled;  // witness-only: its circuit, placed
   bool in_tracker = false;
   Stage stage = Stage::kSynthRunning;  // the tracked stage that counts its buffers
   BufferBytes tracked{};               // what the tracker counts for it in `stage`
@@ -97,6 +100,8 @@ struct Partition {
   std::unique_ptr<r1cs::ProvingAssignment> assignment;
   groth16::PendingProof pending;
   Clock::time_point queued_at;
+  // The bytes it is admitted for.
+  const PartitionShape& shape() const { return witness_only ? job->shape : job->full_shape; }
   // For the status document: the stage it is in now (tracked or not) and the worker running it.
   std::mutex where_mutex;
   Stage where = Stage::kQueued;
@@ -224,6 +229,17 @@ struct Engine::Impl {
   uint64_t urgent_room() const;
   // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.
   std::shared_ptr<const r1cs::CompiledCircuit> compiled_circuit(Partition& p);
+  // Whether p, admitted for a witness-only synthesis with its set placed, has one: its compiled
+  // circuit (recorded now by the first partition of its shape, p.compiled) and the backends that
+  // prove it forming a/b/c on the device (place_matrices). When not, its job is proved by full
+  // synthesis from here on (logged once, with why).
+  bool witness_path_holds(Partition& p);
+  // Places p.compiled's matrices beside p's set on the backends that prove p (the urgent lane, or
+  // every device), once a set (ProverBackend::place_matrices): empty, or why a/b/c cannot be
+  // formed there.
+  std::string place_matrices(const Partition& p);
+  // Why a partition of this shape can never be admitted under the budget policy (empty: it can).
+  std::string never_fits_budget(const Job& job, const PartitionShape& shape, uint64_t params_bytes) const;
   // trim_backends, when what it frees would let `need` bytes fit in the budget.
   void trim_backends_if_that_fits(uint64_t need);
   // Moves p's buffers to a tracked stage (its first: enters the tracker); the event is logged

@@ -38,6 +38,10 @@ struct ParamSet {
   mutable std::atomic<bool> on_devices{false};
   // Engine::Impl::place_on_urgent_lane: placed there, or refused there (too large, or its load failed).
   mutable std::atomic<bool> on_urgent_lane{false}, off_urgent_lane{false};
+  // Engine::Impl::place_matrices: what the devices (and the urgent lane) said, once, of
+  // witness-only proofs of the set: empty when they form a/b/c on the device, else why not.
+  mutable std::mutex matrices_mutex;
+  mutable std::optional<std::string> matrices_on_devices, matrices_on_urgent_lane;
 };
 
 struct ParamSetInfo {

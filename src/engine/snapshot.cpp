@@ -71,8 +71,8 @@ EngineSnapshot Engine::snapshot() const {
   for (size_t i = 0; i < m.devices.size(); i++) {
     const auto& d = m.devices[i];
     const groth16::DeviceInfo& info = device_infos[i];
-    DeviceStatus ds{info.ordinal, info.name,        info.memory_total,      info.memory_free, {},
-                    {},           info.memory_plan, info.memory_plan_bytes, d->busy.seconds()};
+    DeviceStatus ds{info.ordinal, info.name,        info.memory_total,      info.memory_free,  {},
+                    {},           info.memory_plan, info.memory_plan_bytes, d->busy.seconds(), {}};
     auto on = [&](const Device& device, std::string& job, std::string& kind) {
       const std::string prefix = gpu_worker_prefix(*device.backend, &device == m.urgent_lane.get());
       for (const auto& ps : s.partitions) {

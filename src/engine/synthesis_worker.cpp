@@ -33,7 +33,7 @@ void Engine::Impl::settle_synthesized(Partition& p) {
   // The circuit's scratch is gone; from here the partition holds what its assignment does,
   // with the backend's compact a/b/c copies (at most ~49 bytes a constraint: within the
   // synthetic circuit's ~185 bytes of scratch, beyond a PoRep partition's 64 MiB).
-  const uint64_t scratch = job.shape.scratch();
+  const uint64_t scratch = p.shape().scratch();
   auto keep_for = [&](const BufferBytes& actual, uint64_t held) {
     uint64_t total = 0;
     for (int64_t b : actual) total += uint64_t(b);
@@ -107,6 +107,41 @@ std::shared_ptr<const r1cs::CompiledCircuit> Engine::Impl::compiled_circuit(Part
   }
 }
 
+bool Engine::Impl::witness_path_holds(Partition& p) {
+  Job& job = *p.job;
+  if (!job.witness_only) return false;  // another partition found it could not
+  p.compiled = compiled_circuit(p);
+  if (!p.compiled) return false;
+  const std::string why = place_matrices(p);
+  if (why.empty()) return true;
+  p.compiled.reset();
+  if (job.witness_only.exchange(false)) spdlog::warn("job {}: proved by full synthesis: {}", job.id, why);
+  return false;
+}
+
+std::string Engine::Impl::place_matrices(const Partition& p) {
+  const ParamSet& set = *p.params;
+  std::lock_guard lock(set.matrices_mutex);
+  auto& said = p.on_urgent_lane ? set.matrices_on_urgent_lane : set.matrices_on_devices;
+  if (!said) {
+    std::string why;
+    auto ask = [&](Device& d) {
+      if (!why.empty()) return;
+      std::unique_lock serial(d.serial, std::defer_lock);
+      if (!d.backend->concurrent()) serial.lock();
+      why = d.backend->place_matrices(set.params, p.compiled);
+    };
+    if (p.on_urgent_lane) {
+      ask(*urgent_lane);
+    } else {
+      for (auto& d : devices) ask(*d);
+    }
+    charge_released_parameters();  // a set placed again after them has its host copy back
+    said = why;
+  }
+  return *said;
+}
+
 // Hands p on (GPU queue) or retires it; p is left non-null only when an exception escapes.
 void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std::string& name) {
   Job& job = *p->job;
@@ -139,6 +174,23 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     // Urgent work with a lane goes on the lane alone, whose uploads read the host copy.
     p->on_urgent_lane = job.urgent && urgent_lane && place_on_urgent_lane(*p->params);
     if (!p->on_urgent_lane && config.release_host_parameters && !p->params->on_devices) load_on_devices(*p->params);
+    if (p->witness_only && !witness_path_holds(*p)) {
+      // Proved by full synthesis: a partition admitted for its witness alone gives that back and
+      // is admitted again for a full synthesis' bytes (one that loaded the set is admitted for
+      // them below), without holding the set, as any admission waits.
+      p->witness_only = false;
+      if (!p->admits_after_load) {
+        if (const auto never = never_fits_budget(job, job.full_shape, uint64_t(p->params->host_bytes));
+            !never.empty()) {
+          throw EngineError(EngineError::Code::kFailedPrecondition, "proved by full synthesis, " + never);
+        }
+        budget.release(p->reserved.exchange(0));
+        p->params.reset();
+        if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
+        p->set_where(Stage::kLoadingParameters, name);
+        continue;
+      }
+    }
     if (!std::exchange(p->admits_after_load, false)) break;
     if (!admit_after_set_load(*p, name)) return retire(std::move(p), false);
     if (p->params) break;  // its bytes reserved at once; else it waited without the set
@@ -149,10 +201,9 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   if (job.stop) return retire(std::move(p), false);  // cancelled meanwhile: skip the synthesis
 
   p->set_where(Stage::kSynthRunning, name);
-  move_stage(*p, Stage::kSynthRunning, job.shape.bytes);
-  auto compiled = job.witness_only ? compiled_circuit(*p) : nullptr;
-  if (compiled) {
-    p->assignment = std::make_unique<r1cs::ProvingAssignment>(std::move(compiled));
+  move_stage(*p, Stage::kSynthRunning, p->shape().bytes);
+  if (p->witness_only) {
+    p->assignment = std::make_unique<r1cs::ProvingAssignment>(std::move(p->compiled));
     p->assignment->reserve(0, job.shape.aux);
   } else {
     p->assignment = std::make_unique<r1cs::ProvingAssignment>();

@@ -49,6 +49,17 @@ class ProverBackend {
   // pins their host memory, uploads the bases and makes H's precomputed copies); prove_start
   // does it itself when needed.
   virtual void load_parameters(const Parameters& params) {}
+  // Witness-only proofs of these parameters (their a/b/c the compiled circuit's products with the
+  // witness): the CUDA backend places the circuit's matrices on its device now, rather than in
+  // the first prove_start, so that the set's memory plan counts them, and says whether its proofs
+  // form a/b/c on the device. Empty when they do; otherwise why not (the plan overlays the
+  // witness on a/b/c, or the matrices do not fit): prove_start would then form a/b/c on the CPU,
+  // in host memory the engine never charged, so the engine proves the set by full synthesis
+  // instead. The CPU backend forms them in prove_start, as always: empty.
+  virtual std::string place_matrices(const Parameters& params,
+                                     const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
+    return {};
+  }
   // Drops whatever the backend keeps for these parameters (device-resident bases); called
   // before the parameters are evicted. The next prove_start with them uploads them again.
   virtual void release_parameters(const Parameters& params) {}

@@ -164,6 +164,19 @@ TEST(EngineTest, BudgetHoldsWhileTheSetLoadsBesideAdmittedPartitions) {
   EXPECT_GT(events, 6u * 4u);  // each partition enters, moves and leaves
 }
 
+// The largest value of each tracked counter (every series of it) in a timeline file.
+std::map<std::string, double> timeline_peaks(const std::string& path) {
+  std::ifstream f(path);
+  const auto trace = nlohmann::json::parse(f);
+  std::map<std::string, double> peaks;
+  for (const auto& e : trace) {
+    if (e["ph"] != "C") continue;
+    double& peak = peaks[e["name"].get<std::string>()];
+    for (const auto& [series, v] : e["args"].items()) peak = std::max(peak, v.get<double>());
+  }
+  return peaks;
+}
+
 // Witness-only synthesis through the engine (on: the CPU backend makes a/b/c in its prover): the
 // compiled circuit is recorded once into param_cache_dir/compiled and charged to the budget; the
 // partitions carry the witness class alone (no a/b/c, aux, inputs or densities) and their proofs
@@ -188,21 +201,10 @@ TEST(EngineTest, WitnessOnlySynthesisCarriesTheWitnessAlone) {
     EXPECT_GT(s.buffers.compiled_circuit_bytes, 0);
     expect_idle(*engine);
     engine.reset();  // closes the timeline
-    std::ifstream f(cfg.timeline_path);
-    const auto trace = nlohmann::json::parse(f);
-    double witness = 0, others = 0;
-    for (const auto& e : trace) {
-      if (e["ph"] != "C") continue;
-      const std::string name = e["name"];
-      for (const auto& [series, v] : e["args"].items()) {
-        if (name == "witness bytes") witness = std::max(witness, v.get<double>());
-        if (name == "abc bytes" || name == "aux bytes" || name == "densities bytes") {
-          others = std::max(others, v.get<double>());
-        }
-      }
-    }
-    EXPECT_GE(witness, double(sizeof(Fr) << 12)) << "a partition's witness is tracked";
-    EXPECT_EQ(others, 0.0) << "no a/b/c, aux or densities on the host";
+    auto peaks = timeline_peaks(cfg.timeline_path);
+    EXPECT_GE(peaks["witness bytes"], double(sizeof(Fr) << 12)) << "a partition's witness is tracked";
+    EXPECT_EQ(peaks["abc bytes"] + peaks["aux bytes"] + peaks["densities bytes"], 0.0)
+        << "no a/b/c, aux or densities on the host";
   }
   // A full-synthesis engine beside it proves the same job with a/b/c on the host.
   cfg.witness_synthesis = WitnessSynthesis::kOff;
@@ -210,6 +212,54 @@ TEST(EngineTest, WitnessOnlySynthesisCarriesTheWitnessAlone) {
   const JobResult r = await_end(full, full.submit(synthetic_job(c.constraints, 1, 0, c.seed)));
   EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_EQ(full.snapshot().buffers.compiled_circuit_bytes, 0);
+}
+
+// A CPU backend that says, as a card whose memory plan overlays the witness on a/b/c does, that
+// it cannot form a witness-only proof's a/b/c on its device; it counts the questions.
+class OverlayingBackend final : public groth16::ProverBackend {
+ public:
+  explicit OverlayingBackend(std::shared_ptr<std::atomic<int>> asked) : asked_(std::move(asked)) {}
+  std::string name() const override { return "overlaying-cpu"; }
+  groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
+                                    const Fr& s, groth16::ProveTimings* t) override {
+    EXPECT_FALSE(pa.abc_pending()) << "a witness-only partition reached a backend that cannot form its a/b/c";
+    return cpu_->prove_start(params, pa, r, s, t);
+  }
+  std::string place_matrices(const groth16::Parameters&,
+                             const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
+    EXPECT_TRUE(compiled);
+    (*asked_)++;
+    return "its memory plan overlays the witness on a/b/c (test)";
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> asked_;
+  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
+};
+
+// Witness-only synthesis where the backend cannot form a/b/c on its device: the jobs are proved by
+// full synthesis instead, every partition admitted for a full synthesis' bytes (a/b/c tracked and
+// charged, no witness alone), the backend asked once for the set; the budget ends as it began.
+TEST(EngineTest, WitnessOnlyJobsAreProvedInFullWhereTheDeviceCannotFormABC) {
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = cpu_test_config(dir.path);
+  cfg.witness_synthesis = WitnessSynthesis::kOn;
+  cfg.timeline_path = dir.path + "/timeline.json";
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  cfg.make_backend = [asked] { return std::make_unique<OverlayingBackend>(asked); };
+  constexpr uint64_t kConstraints = 1 << 12;
+  auto engine = std::make_unique<Engine>(cfg);
+  for (int job = 0; job < 2; job++) {
+    const JobResult r = await_end(*engine, engine->submit(synthetic_job(kConstraints, 3, 0, 62)));
+    ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+    EXPECT_TRUE(r.verified);
+  }
+  EXPECT_EQ(asked->load(), 1) << "asked once for the set";
+  expect_idle(*engine);
+  engine.reset();  // closes the timeline
+  auto peaks = timeline_peaks(cfg.timeline_path);
+  EXPECT_EQ(peaks["witness bytes"], 0.0) << "no partition carried its witness alone";
+  EXPECT_GE(peaks["abc bytes"], double(3 * sizeof(Fr) * kConstraints)) << "a/b/c were synthesized and tracked";
 }
 
 TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {

@@ -2,7 +2,8 @@
 // made small with CudaBackendOptions::device_memory_bytes: a plan that overlays the scratch and
 // streams most bases, one that streams half of them, and the whole card give the CPU backend's
 // PendingProof for the same r and s (so the same proof; groth16_gpu_test verifies the CUDA
-// backend's proofs); a second parameter set takes the room of the first one's copies of H.
+// backend's proofs); a second parameter set takes the room of the first one's copies of H;
+// place_matrices says whether a witness-only proof's a/b/c are formed on the device.
 // Skipped cleanly when no CUDA device is present.
 #include <algorithm>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "groth16/fault_injection.hpp"
 #include "groth16/setup.hpp"
 #include "msm/cuda/msm.hpp"
+#include "r1cs/compiled_circuit.hpp"
 #include "r1cs/shape.hpp"
 #include "test_support.hpp"
 
@@ -98,6 +100,43 @@ TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
     for (const std::string& word : card.lacks)
       EXPECT_EQ(info.memory_plan.find(word), std::string::npos) << info.memory_plan;
     EXPECT_FALSE(info.memory_plan_bytes.empty());
+  }
+}
+
+// place_matrices on the whole card: the witness-only circuit's matrices placed, the plan separate,
+// nothing to say, a/b/c formed on the device; on a card whose plan overlays the witness on a/b/c:
+// it says so (the engine then proves the set by full synthesis), and a witness-only assignment
+// given to it all the same has its a/b/c formed on the CPU. Both give the CPU backend's proof.
+TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
+  const size_t n = size_t(1) << 19;
+  const circuits::SyntheticCircuit circuit(n - 40, 8, {}, test::run_seed() + 11);
+  const Parameters params = pseudo_random_parameters(synthesize(circuit), n, test::run_seed() + 12);
+  const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+  auto rng = test::make_rng();
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  auto pa_cpu = synthesize(circuit);
+  const PendingProof want = make_cpu_backend()->prove_start(params, pa_cpu, r, s);
+
+  const cuda::ProofShape shape = cuda::proof_shape(params);
+  const cuda::DeviceMemoryPlan roomy =
+      cuda::plan_device_memory(size_t(1) << 40, 0, shape, cuda::query_bytes(params), params.h.size(), 1);
+  const size_t overlaid_fixed = 32 * std::max(2 * n, shape.aux + shape.inputs) + roomy.twiddles + roomy.compact_abc;
+  const size_t small = overlaid_fixed + cuda::msm_workspace_floor(n) + (size_t(40) << 20) + compiled->bytes();
+  for (const bool whole : {true, false}) {
+    SCOPED_TRACE(whole ? "the whole card" : "an overlaid plan");
+    auto gpu = make_cuda_backend(0, {.device_memory_bytes = whole ? 0 : card_for(small)});
+    const std::string why = gpu->place_matrices(params, compiled);
+    const std::string plan = gpu->device_info().memory_plan;
+    if (whole) {
+      EXPECT_EQ(why, "");
+      EXPECT_NE(plan.find("separate"), std::string::npos) << plan;
+    } else {
+      EXPECT_NE(why.find("overlays the witness"), std::string::npos) << why;
+      EXPECT_NE(plan.find("overlaid"), std::string::npos) << plan;
+    }
+    auto pa = synthesize_witness(circuit, compiled);
+    expect_same(gpu->prove_start(params, pa, r, s), want, why);
+    gpu->release_parameters(params);
   }
 }
 

@@ -47,6 +47,7 @@
 #include "cuda/stream.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/cuda/compact_copies.hpp"
+#include "groth16/cuda/device_matrices.hpp"
 #include "groth16/cuda/piece_locks.hpp"
 #include "groth16/cuda/prepared_abc.hpp"
 #include "groth16/cuda/resident_parameters.hpp"
@@ -56,7 +57,6 @@
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #include "ntt/zero_one_vector.hpp"
-#include "r1cs/cuda/compiled_circuit_device.hpp"
 #include "util/elapsed.hpp"
 
 namespace cuzk::groth16 {
@@ -204,6 +204,31 @@ class CudaBackend final : public ProverBackend {
     if (std::has_single_bit(n) && n > 1) domain_for(unsigned(std::countr_zero(n)));
   }
 
+  std::string place_matrices(const Parameters& params,
+                             const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
+    std::lock_guard lock(mutex_);
+    msm::cuda::LaneScope lane(msm_lane());
+    set_device();
+    struct Publish {  // as prove_start: a copy written back to place the set again is read at once
+      ResidentParameters& resident;
+      ~Publish() { resident.publish_released_of(); }
+    } publish{resident_};
+    try {
+      with_room("the compiled circuit's matrices", [&] {
+        place_matrices_locked(params, compiled);
+        resident_.get(params, buffers_held());
+      });
+    } catch (const std::exception& e) {
+      resident_.release_host_copies();
+      return name() + " could not place the circuit's matrices beside the set's bases (" + e.what() + ")";
+    }
+    resident_.release_host_copies();
+    if (resident_.plan().layout == ScratchLayout::kOverlaid) {
+      return name() + "'s memory plan overlays the witness on a/b/c (too little device memory beside the set's bases)";
+    }
+    return {};
+  }
+
   void release_parameters(const Parameters& params) override {
     std::lock_guard lock(mutex_);
     msm::cuda::LaneScope lane(msm_lane());
@@ -256,18 +281,7 @@ class CudaBackend final : public ProverBackend {
     ProofVectors v{};
     uint8_t* compact_area = nullptr;
     with_room("the proof's buffers", [&] {
-      if (pa.abc_pending()) {
-        // New matrices: the set's plan is made again after them, so that it counts them (once a
-        // shape): the set is placed again (its bases go up again), or, when its host copy was
-        // given back, kept where the new plan has room for all its bases.
-        if (!has_matrices(pa)) {
-          const bool kept = resident_.host_released(params);
-          if (!kept) resident_.release(params, /*restore_host=*/true);
-          device_matrices(pa);  // uploaded
-          if (kept) resident_.replan(params, buffers_held());
-        }
-        matrices = &device_matrices(pa);
-      }
+      if (pa.abc_pending()) matrices = &place_matrices_locked(params, pa.compiled_shared());
       res = &resident_.get(params, buffers_held());
       plan_ = resident_.plan();
       domain = &domain_for(log_n);
@@ -510,26 +524,20 @@ class CudaBackend final : public ProverBackend {
     return dma_from_locked;
   }
 
-  // Whether a witness-only assignment's compiled matrices are on this device already.
-  bool has_matrices(const r1cs::ProvingAssignment& pa) const {
-    return std::any_of(matrices_.begin(), matrices_.end(),
-                       [&](const MatrixSet& m) { return m.host == pa.compiled_shared(); });
-  }
-  // Its matrices on this device, uploaded on first use and kept (the last kMaxMatrixSets used;
-  // the assignment's reference keeps the host copy alive).
-  const r1cs::cuda::DeviceCompiledCircuit& device_matrices(const r1cs::ProvingAssignment& pa) {
-    const auto& compiled = pa.compiled_shared();
-    for (auto it = matrices_.begin(); it != matrices_.end(); ++it) {
-      if (it->host == compiled) {
-        std::rotate(matrices_.begin(), it, it + 1);  // most recent first
-        return *matrices_.front().device;
-      }
+  // A witness-only circuit's matrices on this device, uploaded on first use. New matrices: the
+  // set's plan is made again after them, so that it counts them (once a circuit): the set is
+  // placed again (its bases go up again), or, when its host copy was given back, kept where the
+  // new plan has room for all its bases.
+  const r1cs::cuda::DeviceCompiledCircuit& place_matrices_locked(
+      const Parameters& params, const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
+    if (!matrices_.has(compiled)) {
+      const bool kept = resident_.host_released(params);
+      if (!kept) resident_.release(params, /*restore_host=*/true);
+      inject_device_oom("cudaMalloc of the compiled circuit's matrices");
+      matrices_.get(compiled, upload_stream_);
+      if (kept) resident_.replan(params, buffers_held());
     }
-    if (matrices_.size() >= kMaxMatrixSets) matrices_.pop_back();
-    inject_device_oom("cudaMalloc of the compiled circuit's matrices");
-    auto device = std::make_unique<r1cs::cuda::DeviceCompiledCircuit>(*compiled, upload_stream_);
-    matrices_.insert(matrices_.begin(), MatrixSet{compiled, std::move(device)});
-    return *matrices_.front().device;
+    return matrices_.get(compiled, upload_stream_);
   }
 
   // Steps 1 and 2 of a witness-only assignment: the witness (aux, then the inputs) goes up once,
@@ -655,15 +663,9 @@ class CudaBackend final : public ProverBackend {
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
-  DeviceBuffer<Fr> scratch_;       // a, b, c (3 n), then aux and inputs; the largest seen, reused
-  DeviceBuffer<uint8_t> compact_;  // compact a/b/c as uploaded, before their expansion
-  // Witness-only circuits' matrices on the device, most recently used first.
-  static constexpr size_t kMaxMatrixSets = 4;
-  struct MatrixSet {
-    std::shared_ptr<const r1cs::CompiledCircuit> host;
-    std::unique_ptr<r1cs::cuda::DeviceCompiledCircuit> device;
-  };
-  std::vector<MatrixSet> matrices_;
+  DeviceBuffer<Fr> scratch_;                // a, b, c (3 n), then aux and inputs; the largest seen, reused
+  DeviceBuffer<uint8_t> compact_;           // compact a/b/c as uploaded, before their expansion
+  groth16::cuda::DeviceMatrices matrices_;  // witness-only circuits' matrices on the device
 };
 
 }  // namespace

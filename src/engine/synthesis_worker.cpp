@@ -174,26 +174,23 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     // Urgent work with a lane goes on the lane alone, whose uploads read the host copy.
     p->on_urgent_lane = job.urgent && urgent_lane && place_on_urgent_lane(*p->params);
     if (!p->on_urgent_lane && config.release_host_parameters && !p->params->on_devices) load_on_devices(*p->params);
-    if (p->witness_only && !witness_path_holds(*p)) {
-      // Proved by full synthesis: a partition admitted for its witness alone gives that back and
-      // is admitted again for a full synthesis' bytes (one that loaded the set is admitted for
-      // them below), without holding the set, as any admission waits.
-      p->witness_only = false;
-      if (!p->admits_after_load) {
-        if (const auto never = never_fits_budget(job, job.full_shape, uint64_t(p->params->host_bytes));
-            !never.empty()) {
-          throw EngineError(EngineError::Code::kFailedPrecondition, "proved by full synthesis, " + never);
-        }
-        budget.release(p->reserved.exchange(0));
-        p->params.reset();
-        if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
+    if (std::exchange(p->admits_after_load, false)) {
+      if (!admit_after_set_load(*p, name)) return retire(std::move(p), false);
+      if (!p->params) {  // it waited for its bytes without the set
         p->set_where(Stage::kLoadingParameters, name);
         continue;
       }
     }
-    if (!std::exchange(p->admits_after_load, false)) break;
-    if (!admit_after_set_load(*p, name)) return retire(std::move(p), false);
-    if (p->params) break;  // its bytes reserved at once; else it waited without the set
+    if (!p->witness_only || witness_path_holds(*p)) break;
+    // Proved by full synthesis: a partition admitted for its witness alone gives that back and is
+    // admitted again for a full synthesis' bytes, without holding the set, as any admission waits.
+    p->witness_only = false;
+    if (const auto never = never_fits_budget(job, job.full_shape, uint64_t(p->params->host_bytes)); !never.empty()) {
+      throw EngineError(EngineError::Code::kFailedPrecondition, "proved by full synthesis, " + never);
+    }
+    budget.release(p->reserved.exchange(0));
+    p->params.reset();
+    if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
     p->set_where(Stage::kLoadingParameters, name);
   }
   const auto loaded = Clock::now();

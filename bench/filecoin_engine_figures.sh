@@ -8,7 +8,7 @@
 # a 48 GiB budget: a 64 GiB host; timeline in OUTDIR/porep32-48g.json), porep32-old (three on the
 # full-synthesis path), window32 (three 32 GiB WindowPoSt partitions), winning-beside /
 # winning-reserve (WinningPoSt alone, then every 3 s beside three 32 GiB C2 jobs, per
-# engine.urgent_admission), winning-lane (the same on the card's urgent lane, 1 GiB), snap32 (two
+# engine.urgent_admission), winning-lane (the same on the card's urgent lane, 2 GiB), snap32 (two
 # 32 GiB SnapDeals proofs, 16 partitions each), gpu-tests (the gpu-labelled test programs beside
 # cuzk-bench, the device-fault tests of issue 29 included).
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
@@ -37,7 +37,7 @@ for run in "$@"; do
     window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 4) ;;
     winning-lane)
       args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3
-        --urgent-lane-mib 1024)
+        --urgent-lane-mib 2048)
       ;;
     winning-beside | winning-reserve)
       args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3

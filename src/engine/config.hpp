@@ -93,9 +93,11 @@ struct EngineConfig {
   // prover, the card's urgent lane (groth16::CudaBackendOptions::urgent_lane: streams of the
   // greatest priority, MSMs beside the ordinary ones), so that an urgent partition is proved
   // beside an ordinary partition's prove_start instead of after it; the ordinary prover plans
-  // with the rest of the card. 0, the default until the lane is measured on a card: no lane
-  // (urgent partitions go first in the GPU queue). Sets of more than half of it are proved on the
-  // devices. (1 GiB holds a 32 GiB WinningPoSt, which needs about 0.5 GiB by estimate.)
+  // with the rest of the card. 0, the default: no lane (urgent partitions go first in the GPU
+  // queue). Sets of more than half of it are proved on the devices. A 32 GiB WinningPoSt needs
+  // 2 GiB (1 GiB is too little). On an 80 GB card the lane's memory leaves a 32 GiB C2 set's plan
+  // no room for its separate layout, so C2 goes by full synthesis (docs/PERF.md): for cards with
+  // room beside the largest set.
   uint64_t urgent_lane_memory = 0;
   // When set, the urgent lane's backend is the one this makes, whatever `backend` says; sets of
   // at most half urgent_lane_memory go to it (tests; embedders).

@@ -67,12 +67,14 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
   t.push_back(size("engine", "urgent_reserve", "--urgent-reserve", field(&EngineConfig::urgent_reserve_bytes),
                    "With urgent_admission = reserve: the budget other work leaves free for urgent jobs (a 32 GiB "
                    "WinningPoSt partition holds about 0.12 GiB, its parameters 0.18 GiB)"));
-  t.push_back(size("engine", "urgent_lane_memory", "--urgent-lane-memory", field(&EngineConfig::urgent_lane_memory),
-                   "With CUDA: device memory of the first GPU set aside for urgent jobs' own prover (streams of "
-                   "the greatest priority), so that a WinningPoSt is proved beside a partition's prove_start, not "
-                   "after it; the GPU's own prover plans with the rest. 0 (the default until the lane is measured on a "
-                   "card): no lane (urgent partitions wait for the "
-                   "GPU's current one). A 32 GiB WinningPoSt needs about 0.5 GiB (estimated)"));
+  t.push_back(
+      size("engine", "urgent_lane_memory", "--urgent-lane-memory", field(&EngineConfig::urgent_lane_memory),
+           "With CUDA: device memory of the first GPU set aside for urgent jobs' own prover (streams of "
+           "the greatest priority), so that a WinningPoSt is proved beside a partition's prove_start, not "
+           "after it; the GPU's own prover plans with the rest. 0 (the default): no lane (urgent partitions wait "
+           "for the GPU's current one). A 32 GiB WinningPoSt needs 2 GiB; on an 80 GB card that leaves a 32 "
+           "GiB C2 no room for its witness path (it goes by full synthesis), so use it where the card has "
+           "room beside the largest set"));
   t.push_back(toggle("engine", "allow_comparison_policies", "--allow-comparison-policies",
                      field(&DaemonConfig::allow_comparison_policies),
                      "Accept a comparison policy (any but budget) in this daemon; for measurements only: it does not "

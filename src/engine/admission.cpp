@@ -94,6 +94,13 @@ std::string Engine::Impl::never_fits_budget(const Job& job, const PartitionShape
          "; raise the budget or use smaller partitions";
 }
 
+std::string Engine::Impl::witness_refused(const std::string& param_id) const {
+  const auto set = params.peek(param_id);
+  if (!set) return {};
+  std::lock_guard lock(set->matrices_mutex);
+  return set->matrices_on_devices.value_or("");
+}
+
 std::string Engine::Impl::never_fits_beside_set(const Partition& p) const {
   if (!sets_leave_host) return {};
   const auto set = params.peek(p.job->param_id);
@@ -141,6 +148,14 @@ bool Engine::Impl::admit_after_set_load(Partition& p, const std::string& worker)
   }
   p.reserved = need;
   return true;
+}
+
+void Engine::Impl::unadmit(Partition& p) {
+  budget.release(p.reserved.exchange(0));
+  if (p.holds_permit) {
+    p.holds_permit = false;
+    permits.release(1);
+  }
 }
 
 void Engine::Impl::charge_idle_host_memory(uint64_t* from, uint64_t* to, uint64_t to_most) {

@@ -61,4 +61,26 @@ std::shared_ptr<const r1cs::CompiledCircuit> CompiledCircuits::get(
   return entry->circuit;
 }
 
+void CompiledCircuits::release(const std::string& param_id) {
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(param_id);
+    if (it == entries_.end()) return;
+    entry = it->second;
+  }
+  std::lock_guard loading(entry->loading);
+  if (!entry->circuit) return;
+  const uint64_t b = entry->circuit->bytes();
+  entry->circuit.reset();
+  uint64_t total;
+  {
+    std::lock_guard lock(mutex_);
+    bytes_ -= b;
+    total = bytes_;
+  }
+  budget_.release(b);
+  tracker_.set_compiled_circuit_bytes(int64_t(total), "compiled circuit " + param_id + " released");
+}
+
 }  // namespace cuzk::engine

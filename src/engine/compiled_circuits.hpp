@@ -34,6 +34,9 @@ class CompiledCircuits {
   // recording throws (the caller then proves by full synthesis).
   std::shared_ptr<const r1cs::CompiledCircuit> get(const std::string& param_id,
                                                    const std::function<void(r1cs::ConstraintSystem&)>& record);
+  // Lets param_id's circuit go (its set is proved by full synthesis): its charge back to the
+  // budget; the memory goes with the last reference. A later get reads its file again.
+  void release(const std::string& param_id);
   // param_id's circuit id (with kCircuitCodeVersion) and its file in dir.
   static std::string circuit_id(const std::string& param_id);
   static std::filesystem::path file_in(const std::filesystem::path& dir, const std::string& param_id);

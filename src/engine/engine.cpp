@@ -288,8 +288,8 @@ std::string Engine::submit(JobRequest request) {
 
   auto job = std::make_shared<Job>();
   const CircuitShape circuit = input->shape();
-  job->witness_only = m.witness_only;
-  job->shape = partition_shape(circuit, m.witness_only);
+  job->witness_only = m.witness_only && m.witness_refused(request.param_id).empty();
+  job->shape = partition_shape(circuit, job->witness_only);
   job->full_shape = partition_shape(circuit);
   job->input = input;
   job->input_bytes = input->input_bytes();

@@ -179,6 +179,9 @@ struct Engine::Impl {
   // device could not hold every base) and the partition can never fit beside it. When it must
   // wait it lets go of p.params first: the caller acquires the set again.
   bool admit_after_set_load(Partition& p, const std::string& worker);
+  // Undoes p's admission before its synthesis (its reservation and permit back), so that it is
+  // admitted again: its set was evicted meanwhile, or it goes by full synthesis now.
+  void unadmit(Partition& p);
   // With sets_leave_host: the error for p when its set is on the devices but what stays of its
   // host copy leaves no room for p within the whole budget; empty otherwise (also while the set
   // is not loaded or not yet placed). Reads the backends without their locks.
@@ -231,13 +234,17 @@ struct Engine::Impl {
   std::shared_ptr<const r1cs::CompiledCircuit> compiled_circuit(Partition& p);
   // Whether p, admitted for a witness-only synthesis with its set placed, has one: its compiled
   // circuit (recorded now by the first partition of its shape, p.compiled) and the backends that
-  // prove it forming a/b/c on the device (place_matrices). When not, its job is proved by full
-  // synthesis from here on (logged once, with why).
+  // prove it forming a/b/c on the device (place_matrices, then ProverBackend::abc_off_device for
+  // the plan in force now). When not, its job is proved by full synthesis from here on (logged
+  // once, with why).
   bool witness_path_holds(Partition& p);
-  // Places p.compiled's matrices beside p's set on the backends that prove p (the urgent lane, or
-  // every device), once a set (ProverBackend::place_matrices): empty, or why a/b/c cannot be
-  // formed there.
-  std::string place_matrices(const Partition& p);
+  // Gets p.compiled and places its matrices beside p's set on the backends that prove p (the
+  // urgent lane, or every device), once a set (ProverBackend::place_matrices): empty, or why a/b/c
+  // cannot be formed there (then the compiled circuit is let go, and its charge with it).
+  std::string place_matrices(Partition& p);
+  // Why the devices refused witness-only proofs of the resident set param_id (place_matrices), or
+  // empty: a job of it submitted now is synthesized in full from the start.
+  std::string witness_refused(const std::string& param_id) const;
   // Why a partition of this shape can never be admitted under the budget policy (empty: it can).
   std::string never_fits_budget(const Job& job, const PartitionShape& shape, uint64_t params_bytes) const;
   // trim_backends, when what it frees would let `need` bytes fit in the budget.

@@ -110,36 +110,56 @@ std::shared_ptr<const r1cs::CompiledCircuit> Engine::Impl::compiled_circuit(Part
 bool Engine::Impl::witness_path_holds(Partition& p) {
   Job& job = *p.job;
   if (!job.witness_only) return false;  // another partition found it could not
-  p.compiled = compiled_circuit(p);
-  if (!p.compiled) return false;
-  const std::string why = place_matrices(p);
+  std::string why = place_matrices(p);
+  // The plan in force, which another set's placement may have made again since.
+  auto ask = [&](const Device& d) {
+    if (why.empty()) why = d.backend->abc_off_device();
+  };
+  if (p.on_urgent_lane) {
+    ask(*urgent_lane);
+  } else {
+    for (const auto& d : devices) ask(*d);
+  }
   if (why.empty()) return true;
   p.compiled.reset();
   if (job.witness_only.exchange(false)) spdlog::warn("job {}: proved by full synthesis: {}", job.id, why);
   return false;
 }
 
-std::string Engine::Impl::place_matrices(const Partition& p) {
+std::string Engine::Impl::place_matrices(Partition& p) {
   const ParamSet& set = *p.params;
   std::lock_guard lock(set.matrices_mutex);
   auto& said = p.on_urgent_lane ? set.matrices_on_urgent_lane : set.matrices_on_devices;
-  if (!said) {
-    std::string why;
-    auto ask = [&](Device& d) {
-      if (!why.empty()) return;
-      std::unique_lock serial(d.serial, std::defer_lock);
-      if (!d.backend->concurrent()) serial.lock();
-      why = d.backend->place_matrices(set.params, p.compiled);
-    };
-    if (p.on_urgent_lane) {
-      ask(*urgent_lane);
-    } else {
-      for (auto& d : devices) ask(*d);
-    }
-    charge_released_parameters();  // a set placed again after them has its host copy back
-    said = why;
+  if (said && !said->empty()) return *said;  // refused: no compiled circuit needed
+  p.compiled = compiled_circuit(p);
+  if (!p.compiled) return "its circuit cannot be compiled";
+  if (said) return {};
+  // A set placed again around the matrices may have had its host copy written back: charged,
+  // even when a backend throws.
+  struct Charge {
+    Impl& m;
+    ~Charge() { m.charge_released_parameters(); }
+  } charge{*this};
+  std::string why;
+  auto ask = [&](Device& d) {
+    if (!why.empty()) return;
+    std::unique_lock serial(d.serial, std::defer_lock);
+    if (!d.backend->concurrent()) serial.lock();
+    why = d.backend->place_matrices(set.params, p.compiled);
+  };
+  if (p.on_urgent_lane) {
+    ask(*urgent_lane);
+  } else {
+    for (auto& d : devices) ask(*d);
   }
-  return *said;
+  said = why;
+  if (!why.empty()) {
+    // Its partitions go by full synthesis: the compiled circuit's host memory goes back to the
+    // budget (the backends let go of their matrices).
+    p.compiled.reset();
+    compiled.release(set.id);
+  }
+  return why;
 }
 
 // Hands p on (GPU queue) or retires it; p is left non-null only when an exception escapes.
@@ -162,7 +182,7 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     while (!(p->params = params.acquire(job.param_id, within_budget))) {
       // The set was evicted while this partition waited for the budget (so it carried none of
       // the set's bytes), and they do not fit beside it now: admitted again, carrying them.
-      budget.release(p->reserved.exchange(0));
+      unadmit(*p);
       if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
       p->set_where(Stage::kLoadingParameters, name);
     }
@@ -186,9 +206,10 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
     // admitted again for a full synthesis' bytes, without holding the set, as any admission waits.
     p->witness_only = false;
     if (const auto never = never_fits_budget(job, job.full_shape, uint64_t(p->params->host_bytes)); !never.empty()) {
-      throw EngineError(EngineError::Code::kFailedPrecondition, "proved by full synthesis, " + never);
+      throw EngineError(EngineError::Code::kFailedPrecondition,
+                        "its card cannot form a/b/c (logged), and by full synthesis " + never);
     }
-    budget.release(p->reserved.exchange(0));
+    unadmit(*p);
     p->params.reset();
     if (job.stop || !admit(*p, name)) return retire(std::move(p), false);
     p->set_where(Stage::kLoadingParameters, name);

@@ -52,14 +52,19 @@ class ProverBackend {
   // Witness-only proofs of these parameters (their a/b/c the compiled circuit's products with the
   // witness): the CUDA backend places the circuit's matrices on its device now, rather than in
   // the first prove_start, so that the set's memory plan counts them, and says whether its proofs
-  // form a/b/c on the device. Empty when they do; otherwise why not (the plan overlays the
-  // witness on a/b/c, or the matrices do not fit): prove_start would then form a/b/c on the CPU,
-  // in host memory the engine never charged, so the engine proves the set by full synthesis
-  // instead. The CPU backend forms them in prove_start, as always: empty.
+  // form a/b/c on the device: empty when they do; otherwise why not (the plan overlays the
+  // witness on a/b/c), and the matrices leave the device again. prove_start would form them on the
+  // CPU, in host memory the engine never charged, so the engine proves the set by full synthesis.
+  // Throws as prove_start's placement would (the card cannot prove the set at all). The CPU
+  // backend forms a/b/c in prove_start, on the host (witness_synthesis = on: tests): empty.
   virtual std::string place_matrices(const Parameters& params,
                                      const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
     return {};
   }
+  // Why a witness-only proof would not have its a/b/c formed on the device now (the plan in force,
+  // which another set's placement may have made again since place_matrices; read without the
+  // proof lock); empty when it would.
+  virtual std::string abc_off_device() const { return {}; }
   // Drops whatever the backend keeps for these parameters (device-resident bases); called
   // before the parameters are evicted. The next prove_start with them uploads them again.
   virtual void release_parameters(const Parameters& params) {}

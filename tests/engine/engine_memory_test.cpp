@@ -215,10 +215,12 @@ TEST(EngineTest, WitnessOnlySynthesisCarriesTheWitnessAlone) {
 }
 
 // A CPU backend that says, as a card whose memory plan overlays the witness on a/b/c does, that
-// it cannot form a witness-only proof's a/b/c on its device; it counts the questions.
+// it cannot form a witness-only proof's a/b/c on its device: when the matrices are placed, or
+// (later) only for the plan in force afterwards, as when another set's placement made it again.
+// It counts the placements.
 class OverlayingBackend final : public groth16::ProverBackend {
  public:
-  explicit OverlayingBackend(std::shared_ptr<std::atomic<int>> asked) : asked_(std::move(asked)) {}
+  OverlayingBackend(std::shared_ptr<std::atomic<int>> asked, bool later) : asked_(std::move(asked)), later_(later) {}
   std::string name() const override { return "overlaying-cpu"; }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
                                     const Fr& s, groth16::ProveTimings* t) override {
@@ -229,37 +231,86 @@ class OverlayingBackend final : public groth16::ProverBackend {
                              const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
     EXPECT_TRUE(compiled);
     (*asked_)++;
-    return "its memory plan overlays the witness on a/b/c (test)";
+    return later_ ? "" : kWhy;
   }
+  std::string abc_off_device() const override { return later_ ? kWhy : ""; }
+  static constexpr const char* kWhy = "its memory plan overlays the witness on a/b/c (test)";
 
  private:
   std::shared_ptr<std::atomic<int>> asked_;
+  bool later_;
   std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
 };
 
 // Witness-only synthesis where the backend cannot form a/b/c on its device: the jobs are proved by
 // full synthesis instead, every partition admitted for a full synthesis' bytes (a/b/c tracked and
-// charged, no witness alone), the backend asked once for the set; the budget ends as it began.
+// charged, no witness alone), under every policy (a partition admitted again gives its permit
+// back), the backend asked once for the set, the compiled circuit let go (its charge back);
+// the budget ends as it began. Also when the plan is overlaid only after the matrices were placed.
 TEST(EngineTest, WitnessOnlyJobsAreProvedInFullWhereTheDeviceCannotFormABC) {
+  constexpr uint64_t kConstraints = 1 << 12;
+  for (const bool later : {false, true}) {
+    for (const Policy policy :
+         {Policy::kBudget, Policy::kSemaphoreHoldUntilDelivered, Policy::kSemaphoreReleaseAfterSynth}) {
+      SCOPED_TRACE(std::string(policy_name(policy)) + (later ? ", overlaid after the placement" : ""));
+      test::TempDir dir("cuzk-engine-test");
+      auto cfg = cpu_test_config(dir.path);
+      cfg.witness_synthesis = WitnessSynthesis::kOn;
+      cfg.policy = policy;
+      cfg.synthesis_workers = 1;  // a second permit taken by the same partition would hang here
+      cfg.timeline_path = dir.path + "/timeline.json";
+      auto asked = std::make_shared<std::atomic<int>>(0);
+      cfg.make_backend = [asked, later] { return std::make_unique<OverlayingBackend>(asked, later); };
+      auto engine = std::make_unique<Engine>(cfg);
+      for (int job = 0; job < 2; job++) {
+        const auto id = engine->submit(synthetic_job(kConstraints, 3, 0, 62));
+        ASSERT_TRUE(engine->await(id, std::chrono::seconds(60))) << "job " << job << " hung";
+        const JobResult r = await_end(*engine, id);
+        ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+        EXPECT_TRUE(r.verified);
+      }
+      EXPECT_EQ(asked->load(), 1) << "asked once for the set";
+      if (!later) {
+        EXPECT_EQ(engine->snapshot().buffers.compiled_circuit_bytes, 0) << "a refused set keeps no compiled circuit";
+      }
+      expect_idle(*engine);
+      engine.reset();  // closes the timeline
+      auto peaks = timeline_peaks(cfg.timeline_path);
+      EXPECT_EQ(peaks["witness bytes"], 0.0) << "no partition carried its witness alone";
+      EXPECT_GE(peaks["abc bytes"], double(3 * sizeof(Fr) * kConstraints)) << "a/b/c were synthesized and tracked";
+    }
+  }
+}
+
+// The same under a budget that holds a full partition beside the set and nothing more: the
+// compiled circuit, charged while the witness path was tried, goes back, so the partitions fit.
+TEST(EngineTest, WitnessOnlyJobsRefusedByTheDeviceFitABudgetForFullSynthesis) {
+  const JobRequest job = synthetic_job(1 << 12, 2, 0, 63);
+  const auto input = make_synthetic_input(job.partitions);
+  const uint64_t full = partition_shape(input->shape()).total();
   test::TempDir dir("cuzk-engine-test");
   auto cfg = cpu_test_config(dir.path);
   cfg.witness_synthesis = WitnessSynthesis::kOn;
-  cfg.timeline_path = dir.path + "/timeline.json";
   auto asked = std::make_shared<std::atomic<int>>(0);
-  cfg.make_backend = [asked] { return std::make_unique<OverlayingBackend>(asked); };
-  constexpr uint64_t kConstraints = 1 << 12;
-  auto engine = std::make_unique<Engine>(cfg);
-  for (int job = 0; job < 2; job++) {
-    const JobResult r = await_end(*engine, engine->submit(synthetic_job(kConstraints, 3, 0, 62)));
-    ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
-    EXPECT_TRUE(r.verified);
+  cfg.make_backend = [asked] { return std::make_unique<OverlayingBackend>(asked, false); };
+  uint64_t set = 0;
+  {
+    Engine probe(cfg);
+    probe.preload_params(input->param_id());
+    set = uint64_t(probe.snapshot().params.at(0).host_bytes);
   }
-  EXPECT_EQ(asked->load(), 1) << "asked once for the set";
-  expect_idle(*engine);
-  engine.reset();  // closes the timeline
-  auto peaks = timeline_peaks(cfg.timeline_path);
-  EXPECT_EQ(peaks["witness bytes"], 0.0) << "no partition carried its witness alone";
-  EXPECT_GE(peaks["abc bytes"], double(3 * sizeof(Fr) * kConstraints)) << "a/b/c were synthesized and tracked";
+  cfg.budget_bytes = set + full + (64 << 10);
+  Engine engine(cfg);
+  std::vector<std::string> ids;
+  for (int j = 0; j < 3; j++) ids.push_back(engine.submit(job));
+  for (const auto& id : ids) {
+    ASSERT_TRUE(engine.await(id, std::chrono::seconds(60))) << "hung beside the compiled circuit's charge";
+    const JobResult r = await_end(engine, id);
+    EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  }
+  const auto s = engine.snapshot();
+  EXPECT_LE(s.buffers.peak_budget_used, s.buffers.budget_total);
+  expect_idle(engine);
 }
 
 TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {

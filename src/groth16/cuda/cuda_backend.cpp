@@ -73,9 +73,9 @@ using groth16::cuda::ScratchLayout;
 using Clock = std::chrono::steady_clock;
 
 // Fault injection (groth16/fault_injection.hpp, off unless armed): at each device-memory request
-// and kernel launch of prove_start, fail as the CUDA call there would, so that tests take the
-// path a real device fault takes (the proof's job fails naming the partition and the cause).
-// The message is built only when the fault fires.
+// and kernel launch of prove_start (and of place_matrices, whose matrices a proof would upload), fail as the CUDA call
+// there would, so that tests take the path a real device fault takes (the proof's job fails naming the partition and
+// the cause). The message is built only when the fault fires.
 void inject_device_oom(std::string_view what, std::string_view which = {}) {
   if (fault_injection::fires(fault_injection::Fault::kDeviceOom)) {
     check(cudaErrorMemoryAllocation, (std::string(what) + std::string(which) + " [injected]").c_str());
@@ -213,20 +213,23 @@ class CudaBackend final : public ProverBackend {
       ResidentParameters& resident;
       ~Publish() { resident.publish_released_of(); }
     } publish{resident_};
-    try {
-      with_room("the compiled circuit's matrices", [&] {
-        place_matrices_locked(params, compiled);
-        resident_.get(params, buffers_held());
-      });
-    } catch (const std::exception& e) {
-      resident_.release_host_copies();
-      return name() + " could not place the circuit's matrices beside the set's bases (" + e.what() + ")";
+    with_room("the compiled circuit's matrices", [&] {
+      place_matrices_locked(params, compiled);
+      resident_.get(params, buffers_held());
+    });
+    std::string why = abc_off_device();
+    if (!why.empty()) {  // its proofs go by full synthesis: the matrices' room back to the set's plan
+      matrices_.erase(compiled);
+      resident_.replan(params, buffers_held());
+      resident_.get(params, buffers_held());
     }
     resident_.release_host_copies();
-    if (resident_.plan().layout == ScratchLayout::kOverlaid) {
-      return name() + "'s memory plan overlays the witness on a/b/c (too little device memory beside the set's bases)";
-    }
-    return {};
+    return why;
+  }
+  std::string abc_off_device() const override {
+    const auto plan = resident_.plan();
+    if (!plan.fits || plan.layout != ScratchLayout::kOverlaid) return {};
+    return name() + "'s memory plan overlays the witness on a/b/c (too little device memory beside the sets' bases)";
   }
 
   void release_parameters(const Parameters& params) override {
@@ -290,12 +293,13 @@ class CudaBackend final : public ProverBackend {
     });
     const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
     if (matrices && overlaid) {
-      // The overlaid layout puts the witness over a and b, which the products need beside it.
-      static std::once_flag once;
-      std::call_once(once, [&] {
-        std::fprintf(stderr, "cuzk: %s computes a/b/c on the CPU: the card's plan overlays the witness on them\n",
-                     name().c_str());
-      });
+      // The overlaid layout puts the witness over a and b, which the products need beside it. The
+      // engine asked (abc_off_device) before it synthesized; a plan made again since (another
+      // set took the room) lands here, in host memory the engine did not charge: said each time.
+      std::fprintf(stderr,
+                   "cuzk: %s computes a/b/c on the CPU, in host memory outside the budget: the card's plan "
+                   "overlays the witness on them\n",
+                   name().c_str());
       matrices = nullptr;
       pa.compute_abc();
     }

@@ -38,6 +38,11 @@ class DeviceMatrices {
     return *circuits_.front().device;
   }
 
+  // Frees the circuit's matrices on the device (nothing when absent).
+  void erase(const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
+    std::erase_if(circuits_, [&](const Circuit& c) { return c.host == compiled; });
+  }
+
  private:
   struct Circuit {
     std::shared_ptr<const r1cs::CompiledCircuit> host;

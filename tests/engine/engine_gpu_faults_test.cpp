@@ -1,6 +1,8 @@
 // Device faults in the middle of a proof (issues 29 and 39): device memory exhausted and a kernel
 // launch failing, injected (groth16/fault_injection.hpp) at every device-memory request and
-// launch of the CUDA backend's prove_start in turn. Device memory running out fails no job: the
+// launch of the CUDA backend's prove_start in turn (the compiled circuit's matrices, uploaded by
+// place_matrices before the warm-up's synthesis, are passed once, so the loop's jobs do not reach
+// that site again: as before, when the first proof uploaded them). Device memory running out fails no job: the
 // backend makes room (copies of H, the MSM workspace, then resident bases, which it streams) and
 // tries the step again (issue 39). A launch failure fails the partition's job with an error
 // naming the partition and the CUDA error (no retry on the CPU backend: a device that failed

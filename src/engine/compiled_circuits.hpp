@@ -37,6 +37,11 @@ class CompiledCircuits {
   // Lets param_id's circuit go (its set is proved by full synthesis): its charge back to the
   // budget; the memory goes with the last reference. A later get reads its file again.
   void release(const std::string& param_id);
+  // Host bytes of the resident circuits (charged to the budget).
+  uint64_t bytes() const {
+    std::lock_guard lock(mutex_);
+    return bytes_;
+  }
   // param_id's circuit id (with kCircuitCodeVersion) and its file in dir.
   static std::string circuit_id(const std::string& param_id);
   static std::filesystem::path file_in(const std::filesystem::path& dir, const std::string& param_id);

@@ -288,7 +288,7 @@ std::string Engine::submit(JobRequest request) {
 
   auto job = std::make_shared<Job>();
   const CircuitShape circuit = input->shape();
-  job->witness_only = m.witness_only && m.witness_refused(request.param_id).empty();
+  job->witness_only = m.witness_only && !m.witness_refused(request.param_id);
   job->shape = partition_shape(circuit, job->witness_only);
   job->full_shape = partition_shape(circuit);
   job->input = input;

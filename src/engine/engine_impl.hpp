@@ -67,7 +67,7 @@ struct Job {
   PartitionShape shape;       // witness-only when witness_only was set at submission
   PartitionShape full_shape;  // a full synthesis' (= shape when it is one)
   // Synthesized witness-only (Engine::Impl::witness_only); cleared when its circuit cannot be
-  // compiled or its backends cannot form a/b/c on the device (witness_path_holds): then in full.
+  // compiled or its backends cannot form a/b/c on the device (witness_path_refused): then in full.
   std::atomic<bool> witness_only{false};
   Clock::time_point submitted;
   std::atomic<bool> stop{false};  // cancelled or failed: drop the remaining partitions
@@ -232,19 +232,21 @@ struct Engine::Impl {
   uint64_t urgent_room() const;
   // p's compiled circuit for a witness-only synthesis (synthesis_worker.cpp); null: in full.
   std::shared_ptr<const r1cs::CompiledCircuit> compiled_circuit(Partition& p);
-  // Whether p, admitted for a witness-only synthesis with its set placed, has one: its compiled
+  // Why p, admitted for a witness-only synthesis with its set placed, cannot have one (empty: it
+  // can): its compiled
   // circuit (recorded now by the first partition of its shape, p.compiled) and the backends that
   // prove it forming a/b/c on the device (place_matrices, then ProverBackend::abc_off_device for
   // the plan in force now). When not, its job is proved by full synthesis from here on (logged
   // once, with why).
-  bool witness_path_holds(Partition& p);
+  std::string witness_path_refused(Partition& p);
   // Gets p.compiled and places its matrices beside p's set on the backends that prove p (the
   // urgent lane, or every device), once a set (ProverBackend::place_matrices): empty, or why a/b/c
   // cannot be formed there (then the compiled circuit is let go, and its charge with it).
   std::string place_matrices(Partition& p);
-  // Why the devices refused witness-only proofs of the resident set param_id (place_matrices), or
-  // empty: a job of it submitted now is synthesized in full from the start.
-  std::string witness_refused(const std::string& param_id) const;
+  // Whether the devices refuse witness-only proofs of the resident set param_id (place_matrices
+  // said so, or the plan in force overlays: abc_off_device): a job of it submitted now is
+  // synthesized in full from the start. Takes no lock a placement holds.
+  bool witness_refused(const std::string& param_id) const;
   // Why a partition of this shape can never be admitted under the budget policy (empty: it can).
   std::string never_fits_budget(const Job& job, const PartitionShape& shape, uint64_t params_bytes) const;
   // trim_backends, when what it frees would let `need` bytes fit in the budget.

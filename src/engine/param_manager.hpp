@@ -42,6 +42,7 @@ struct ParamSet {
   // witness-only proofs of the set: empty when they form a/b/c on the device, else why not.
   mutable std::mutex matrices_mutex;
   mutable std::optional<std::string> matrices_on_devices, matrices_on_urgent_lane;
+  mutable std::atomic<bool> refused_on_devices{false};  // matrices_on_devices non-empty, read at submission
 };
 
 struct ParamSetInfo {

@@ -107,9 +107,9 @@ std::shared_ptr<const r1cs::CompiledCircuit> Engine::Impl::compiled_circuit(Part
   }
 }
 
-bool Engine::Impl::witness_path_holds(Partition& p) {
+std::string Engine::Impl::witness_path_refused(Partition& p) {
   Job& job = *p.job;
-  if (!job.witness_only) return false;  // another partition found it could not
+  if (!job.witness_only) return "another partition of the job found the witness path refused";
   std::string why = place_matrices(p);
   // The plan in force, which another set's placement may have made again since.
   auto ask = [&](const Device& d) {
@@ -120,10 +120,10 @@ bool Engine::Impl::witness_path_holds(Partition& p) {
   } else {
     for (const auto& d : devices) ask(*d);
   }
-  if (why.empty()) return true;
+  if (why.empty()) return why;
   p.compiled.reset();
   if (job.witness_only.exchange(false)) spdlog::warn("job {}: proved by full synthesis: {}", job.id, why);
-  return false;
+  return why;
 }
 
 std::string Engine::Impl::place_matrices(Partition& p) {
@@ -138,7 +138,13 @@ std::string Engine::Impl::place_matrices(Partition& p) {
   // even when a backend throws.
   struct Charge {
     Impl& m;
-    ~Charge() { m.charge_released_parameters(); }
+    ~Charge() {
+      try {
+        m.charge_released_parameters();
+      } catch (const std::exception& e) {  // never out of a destructor
+        spdlog::error("charging the parameters' host copies: {}", e.what());
+      }
+    }
   } charge{*this};
   std::string why;
   auto ask = [&](Device& d) {
@@ -153,9 +159,12 @@ std::string Engine::Impl::place_matrices(Partition& p) {
     for (auto& d : devices) ask(*d);
   }
   said = why;
-  if (!why.empty()) {
-    // Its partitions go by full synthesis: the compiled circuit's host memory goes back to the
-    // budget (the backends let go of their matrices).
+  if (!p.on_urgent_lane) set.refused_on_devices = !why.empty();
+  // Its partitions go by full synthesis: the compiled circuit's host memory goes back to the
+  // budget (the backends let go of their matrices), unless the other side (the devices or the
+  // urgent lane) proves the set witness-only with it.
+  const auto& other = p.on_urgent_lane ? set.matrices_on_devices : set.matrices_on_urgent_lane;
+  if (!why.empty() && (!other || !other->empty())) {
     p.compiled.reset();
     compiled.release(set.id);
   }
@@ -201,13 +210,15 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
         continue;
       }
     }
-    if (!p->witness_only || witness_path_holds(*p)) break;
+    if (!p->witness_only) break;
+    const std::string refused = witness_path_refused(*p);
+    if (refused.empty()) break;
     // Proved by full synthesis: a partition admitted for its witness alone gives that back and is
     // admitted again for a full synthesis' bytes, without holding the set, as any admission waits.
     p->witness_only = false;
     if (const auto never = never_fits_budget(job, job.full_shape, uint64_t(p->params->host_bytes)); !never.empty()) {
       throw EngineError(EngineError::Code::kFailedPrecondition,
-                        "its card cannot form a/b/c (logged), and by full synthesis " + never);
+                        "proved by full synthesis (" + refused + "), but " + never);
     }
     unadmit(*p);
     p->params.reset();

@@ -220,8 +220,10 @@ class CudaBackend final : public ProverBackend {
     std::string why = abc_off_device();
     if (!why.empty()) {  // its proofs go by full synthesis: the matrices' room back to the set's plan
       matrices_.erase(compiled);
-      resident_.replan(params, buffers_held());
-      resident_.get(params, buffers_held());
+      with_room("the set placed again", [&] {
+        resident_.replan(params, buffers_held());
+        resident_.get(params, buffers_held());
+      });
     }
     resident_.release_host_copies();
     return why;

@@ -63,8 +63,8 @@ class ResidentParameters {
   void release(const Parameters& params, bool restore_host_copy);
   // Drops every set; host copies given back stay zeros (the backend goes, and the sets with it).
   void clear();
-  // New device memory outside the plan (a compiled circuit's matrices, just uploaded): the set's
-  // plan is made again so that it counts it. A set whose host copy was given back keeps its bases
+  // Device memory outside the plan changed (a compiled circuit's matrices uploaded, or freed
+  // again): the set's plan is made again so that it counts it. A set whose host copy was given back keeps its bases
   // where the new plan keeps them all resident (giving up H's copies, on the device, when it has no
   // room for them); otherwise the set is dropped here and get() places it again from its host copy.
   void replan(const Parameters& params, size_t held);

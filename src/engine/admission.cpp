@@ -83,15 +83,15 @@ std::string Engine::Impl::never_fits_budget(const Job& job, const PartitionShape
   // job waits, and a partition plus its parameters must fit together; when the set's host copy
   // leaves once its device holds it (sets_leave_host), the set loads first and the partition
   // after: each must fit, not both together. The resident compiled circuits stay charged beside.
-  const uint64_t room = job.urgent ? 0 : urgent_room();
+  const uint64_t room = job.urgent ? 0 : urgent_room(), circuits = compiled.bytes();
   const uint64_t peak =
-      (sets_leave_host ? std::max(shape.total(), params_bytes) : shape.total() + params_bytes) + compiled.bytes();
+      (sets_leave_host ? std::max(shape.total(), params_bytes) : shape.total() + params_bytes) + circuits;
   if (config.policy != Policy::kBudget || peak + job.input_bytes + room <= budget.total()) return {};
   return "one partition needs " + mib(shape.total()) + " (a/b/c " + mib(shape.abc()) +
          (sets_leave_host ? "), or " : ") plus ") + mib(params_bytes) + " of parameters" +
          (sets_leave_host ? " while they load" : "") +
          (room ? " and the " + mib(room) + " kept for urgent work" : std::string()) +
-         (compiled.bytes() ? " and the " + mib(compiled.bytes()) + " of compiled circuits" : std::string()) +
+         (circuits ? " and the " + mib(circuits) + " of compiled circuits" : std::string()) +
          ", more than the whole host-memory budget of " + mib(budget.total()) +
          "; raise the budget or use smaller partitions";
 }

@@ -413,13 +413,12 @@ void Engine::preload_params(const std::string& param_id) {
     // (or set up) that the budget cannot hold: a preload is not a way around the budget.
     if (const auto c = ParameterManager::parse_synthetic_id(param_id)) check_synthetic_circuit(*c);
     const auto need = m.params.expected_bytes(param_id);
-    auto resident = [&m] { return m.parameters_host_bytes(); };
-    if (need && uint64_t(*need) + resident() + room > m.budget.total()) {
+    if (need && uint64_t(*need) + m.parameters_host_bytes() + room > m.budget.total()) {
       m.params.evict_idle_for(uint64_t(*need) + room);
-      if (uint64_t(*need) + resident() + room > m.budget.total()) {
+      if (uint64_t(*need) + m.parameters_host_bytes() + room > m.budget.total()) {
         throw EngineError(EngineError::Code::kFailedPrecondition,
                           "parameters '" + param_id + "' need " + mib(uint64_t(*need)) + ", more than the " +
-                              mib(m.budget.total() - std::min(m.budget.total(), resident() + room)) +
+                              mib(m.budget.total() - std::min(m.budget.total(), m.parameters_host_bytes() + room)) +
                               " of the host-memory budget left beside the resident sets in use" +
                               (room ? " and the room kept for urgent work" : ""));
       }

@@ -289,6 +289,12 @@ struct Engine::Impl {
     for (const auto& d : devices) f(*d->backend);
     if (urgent_lane) f(*urgent_lane->backend);
   }
+  // The devices that may prove p: the urgent lane for a partition on it, else every device.
+  template <class F>
+  void for_each_prover(const Partition& p, F&& f) const {
+    if (p.on_urgent_lane) return f(*urgent_lane);
+    for (const auto& d : devices) f(*d);
+  }
   std::mutex idle_charge_mutex;
   uint64_t idle_charged = 0;     // budget bytes charged for the backends' idle host memory
   uint64_t released_credit = 0;  // parameters' host bytes the backends gave back, returned to the budget

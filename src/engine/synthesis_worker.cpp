@@ -112,14 +112,9 @@ std::string Engine::Impl::witness_path_refused(Partition& p) {
   if (!job.witness_only) return "another partition of the job found the witness path refused";
   std::string why = place_matrices(p);
   // The plan in force, which another set's placement may have made again since.
-  auto ask = [&](const Device& d) {
+  for_each_prover(p, [&](const Device& d) {
     if (why.empty()) why = d.backend->abc_off_device();
-  };
-  if (p.on_urgent_lane) {
-    ask(*urgent_lane);
-  } else {
-    for (const auto& d : devices) ask(*d);
-  }
+  });
   if (why.empty()) return why;
   p.compiled.reset();
   if (job.witness_only.exchange(false)) spdlog::warn("job {}: proved by full synthesis: {}", job.id, why);
@@ -147,17 +142,12 @@ std::string Engine::Impl::place_matrices(Partition& p) {
     }
   } charge{*this};
   std::string why;
-  auto ask = [&](Device& d) {
+  for_each_prover(p, [&](Device& d) {
     if (!why.empty()) return;
     std::unique_lock serial(d.serial, std::defer_lock);
     if (!d.backend->concurrent()) serial.lock();
     why = d.backend->place_matrices(set.params, p.compiled);
-  };
-  if (p.on_urgent_lane) {
-    ask(*urgent_lane);
-  } else {
-    for (auto& d : devices) ask(*d);
-  }
+  });
   said = why;
   if (!p.on_urgent_lane) set.refused_on_devices = !why.empty();
   // Its partitions go by full synthesis: the compiled circuit's host memory goes back to the

@@ -163,12 +163,7 @@ class CudaBackend final : public ProverBackend {
                            ProveTimings* timings) override {
     std::lock_guard lock(mutex_);
     msm::cuda::LaneScope lane(msm_lane());
-    // What the sets' host copies are once this proof ends, failed or not, is what the engine's
-    // admission reads (never a copy written back only to place a set again within the proof).
-    struct Publish {
-      ResidentParameters& resident;
-      ~Publish() { resident.publish_released_of(); }
-    } publish{resident_};
+    PublishReleasedOnExit publish{resident_};
     PendingProof out = prove_start_locked(params, pa, r, s, timings);
     resident_.release_host_copies();  // a set placed by this proof, or streamed no more
     return out;
@@ -209,10 +204,7 @@ class CudaBackend final : public ProverBackend {
     std::lock_guard lock(mutex_);
     msm::cuda::LaneScope lane(msm_lane());
     set_device();
-    struct Publish {  // as prove_start: a copy written back to place the set again is read at once
-      ResidentParameters& resident;
-      ~Publish() { resident.publish_released_of(); }
-    } publish{resident_};
+    PublishReleasedOnExit publish{resident_};
     with_room("the compiled circuit's matrices", [&] {
       place_matrices_locked(params, compiled);
       resident_.get(params, buffers_held());
@@ -263,6 +255,12 @@ class CudaBackend final : public ProverBackend {
   void trim_host_memory() override { compact_copies_->trim(); }
 
  private:
+  // What the sets' host copies are once a call ends, failed or not, is what the engine's admission
+  // reads (never a copy written back only to place a set again within the call).
+  struct PublishReleasedOnExit {
+    ResidentParameters& resident;
+    ~PublishReleasedOnExit() { resident.publish_released_of(); }
+  };
   PendingProof prove_start_locked(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
                                   ProveTimings* timings) {
     ProveTimings local;

@@ -22,6 +22,7 @@
 #include "msm/cuda/msm.hpp"
 #include "r1cs/compiled_circuit.hpp"
 #include "r1cs/shape.hpp"
+#include "squares_circuit.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::groth16 {
@@ -109,8 +110,9 @@ TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
 // witness-only assignment given to it all the same has its a/b/c formed on the CPU. Both give the
 // CPU backend's proof.
 TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
-  const size_t n = size_t(1) << 19;
-  const circuits::SyntheticCircuit circuit(n - 40, 8, {}, test::run_seed() + 11);
+  const size_t n = size_t(1) << 20;
+  test::SquaresCircuit circuit;  // coefficients 1 only: the synthetic circuit's overflow the table
+  circuit.seed = test::run_seed() + 11;
   const Parameters params = pseudo_random_parameters(synthesize(circuit), n, test::run_seed() + 12);
   const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
   auto rng = test::make_rng();
@@ -121,12 +123,15 @@ TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
   const cuda::ProofShape shape = cuda::proof_shape(params);
   const cuda::DeviceMemoryPlan roomy =
       cuda::plan_device_memory(size_t(1) << 40, 0, shape, cuda::query_bytes(params), params.h.size(), 1);
-  const size_t overlaid_fixed = 32 * std::max(2 * n, shape.aux + shape.inputs) + roomy.twiddles + roomy.compact_abc;
-  // The overlaid card of EveryPlanProvesWhatTheCpuProves, and room for the matrices (their
-  // buffers rounded up to the driver's 2 MiB): it streams most bases either way, so the overlaid
-  // layout, which keeps more of them resident, is the plan's choice.
-  const size_t small =
-      overlaid_fixed + cuda::msm_workspace_floor(n) + (size_t(40) << 20) + compiled->bytes() + (size_t(32) << 20);
+  const size_t witness = shape.aux + shape.inputs;
+  const size_t overlaid_fixed = 32 * std::max(2 * n, witness) + roomy.twiddles + roomy.compact_abc;
+  // The overlaid layout and the workspace's floor, 40 MiB for the kernels' loading, and room for
+  // the matrices (their buffers rounded up to the driver's 2 MiB): less than the separate layout
+  // needs beyond the overlaid one (32 bytes a point of 3n + witness - max(2n, witness)), so the
+  // plan made after the matrices can only overlay.
+  const size_t slack = (size_t(40) << 20) + (size_t(32) << 20);
+  ASSERT_LT(slack, 32 * (3 * n + witness - std::max(2 * n, witness)));
+  const size_t small = overlaid_fixed + cuda::msm_workspace_floor(n) + compiled->bytes() + slack;
   for (const bool whole : {true, false}) {
     SCOPED_TRACE(whole ? "the whole card" : "an overlaid plan");
     auto gpu = make_cuda_backend(0, {.device_memory_bytes = whole ? 0 : card_for(small)});

@@ -20,6 +20,7 @@
 #include "ntt/zero_one_vector.hpp"
 #include "r1cs/compiled_circuit.hpp"
 #include "r1cs/shape.hpp"
+#include "squares_circuit.hpp"
 #include "test_support.hpp"
 
 namespace cuzk::groth16 {
@@ -506,33 +507,10 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsWithTheHostCopyGivenBack) {
 // device reads it by DMA before the products, the locks go with the assignment's preparation,
 // and the proof equals the CPU backend's from full synthesis (pseudo-random bases: equal, not
 // verifiable).
-// Squares x * x = y of random x with a running product, filling a 2^20 domain: aux of 50 MB (over
-// the 32 MiB that is locked), coefficients 1 only (the synthetic circuit's random ones overflow a
-// compiled table at this size).
-struct SquaresCircuit : r1cs::Circuit {
-  size_t count = (size_t(1) << 19) - 8;
-  uint64_t seed = 1;
-  void synthesize(r1cs::ConstraintSystem& cs) const override {
-    std::mt19937_64 rng(seed);
-    const Fr x0 = Fr::random(rng);
-    cs.alloc_input("x0", x0);
-    Fr acc = Fr::one();
-    r1cs::Variable acc_var = r1cs::Variable::one();
-    for (size_t i = 0; i < count; i++) {
-      const Fr x = Fr::random(rng);
-      const r1cs::Variable xv = cs.alloc("x", x), sq = cs.alloc("sq", x.sqr());
-      cs.enforce("square", xv, xv, sq);
-      acc *= x;
-      const r1cs::Variable next = cs.alloc("acc", acc);
-      cs.enforce("product", acc_var, xv, next);
-      acc_var = next;
-    }
-  }
-};
-
+// The squares circuit fills a 2^20 domain: aux of 50 MB (over the 32 MiB that is locked).
 TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
   auto gpu = make_cuda_backend(0);
-  SquaresCircuit circuit;
+  test::SquaresCircuit circuit;
   circuit.seed = test::run_seed();
   const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
   auto pa_cpu = synthesize(circuit);

@@ -99,7 +99,10 @@ std::string Engine::Impl::never_fits_budget(const Job& job, const PartitionShape
 bool Engine::Impl::witness_refused(const std::string& param_id) const {
   const auto set = params.peek(param_id);
   if (!set) return false;
-  if (set->refused_on_devices) return true;
+  // Before the matrices are placed the plan in force is the set's alone, and may overlay where the
+  // plan made around them does not (a 60.8 GB WindowPoSt set on an 80 GB card): only
+  // place_matrices can tell then.
+  if (set->devices_verdict != ParamSet::Verdict::kAccepted) return set->devices_verdict == ParamSet::Verdict::kRefused;
   return std::any_of(devices.begin(), devices.end(),
                      [](const auto& d) { return !d->backend->abc_off_device().empty(); });
 }

@@ -244,8 +244,8 @@ struct Engine::Impl {
   // cannot be formed there (then the compiled circuit is let go, and its charge with it).
   std::string place_matrices(Partition& p);
   // Whether the devices refuse witness-only proofs of the resident set param_id (place_matrices
-  // said so, or the plan in force overlays: abc_off_device): a job of it submitted now is
-  // synthesized in full from the start. Takes no lock a placement holds.
+  // said so, or, once it accepted, the plan in force overlays: abc_off_device): a job of it
+  // submitted now is synthesized in full from the start. Takes no lock a placement holds.
   bool witness_refused(const std::string& param_id) const;
   // Why a partition of this shape can never be admitted under the budget policy (empty: it can).
   std::string never_fits_budget(const Job& job, const PartitionShape& shape, uint64_t params_bytes) const;

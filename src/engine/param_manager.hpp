@@ -42,7 +42,9 @@ struct ParamSet {
   // witness-only proofs of the set: empty when they form a/b/c on the device, else why not.
   mutable std::mutex matrices_mutex;
   mutable std::optional<std::string> matrices_on_devices, matrices_on_urgent_lane;
-  mutable std::atomic<bool> refused_on_devices{false};  // matrices_on_devices non-empty, read at submission
+  // matrices_on_devices as submission reads it (without the mutex a placement holds).
+  enum class Verdict : uint8_t { kUnasked, kAccepted, kRefused };
+  mutable std::atomic<Verdict> devices_verdict{Verdict::kUnasked};
 };
 
 struct ParamSetInfo {

@@ -149,7 +149,7 @@ std::string Engine::Impl::place_matrices(Partition& p) {
     why = d.backend->place_matrices(set.params, p.compiled);
   });
   said = why;
-  if (!p.on_urgent_lane) set.refused_on_devices = !why.empty();
+  if (!p.on_urgent_lane) set.devices_verdict = why.empty() ? ParamSet::Verdict::kAccepted : ParamSet::Verdict::kRefused;
   // Its partitions go by full synthesis: the compiled circuit's host memory goes back to the
   // budget (the backends let go of their matrices), unless the other side (the devices or the
   // urgent lane) proves the set witness-only with it.

@@ -215,30 +215,38 @@ TEST(EngineTest, WitnessOnlySynthesisCarriesTheWitnessAlone) {
 }
 
 // A CPU backend that says, as a card whose memory plan overlays the witness on a/b/c does, that
-// it cannot form a witness-only proof's a/b/c on its device: when the matrices are placed, or
-// (later) only for the plan in force afterwards, as when another set's placement made it again.
+// it cannot form a witness-only proof's a/b/c on its device: when the matrices are placed
+// (kAtPlacement), or only for the plan in force afterwards (kLater: another set's placement made
+// it again). kUntilPlaced: its plan overlays only until the matrices are placed, as a set that
+// fits whole on a card with overlaid scratch, whose plan made around the matrices is separate.
 // It counts the placements.
 class OverlayingBackend final : public groth16::ProverBackend {
  public:
-  OverlayingBackend(std::shared_ptr<std::atomic<int>> asked, bool later) : asked_(std::move(asked)), later_(later) {}
+  enum class When { kAtPlacement, kLater, kUntilPlaced };
+  OverlayingBackend(std::shared_ptr<std::atomic<int>> asked, When when) : asked_(std::move(asked)), when_(when) {}
   std::string name() const override { return "overlaying-cpu"; }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
                                     const Fr& s, groth16::ProveTimings* t) override {
-    EXPECT_FALSE(pa.abc_pending()) << "a witness-only partition reached a backend that cannot form its a/b/c";
+    EXPECT_FALSE(pa.abc_pending() && !abc_off_device().empty())
+        << "a witness-only partition reached a backend that cannot form its a/b/c";
     return cpu_->prove_start(params, pa, r, s, t);
   }
   std::string place_matrices(const groth16::Parameters&,
                              const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
     EXPECT_TRUE(compiled);
     (*asked_)++;
-    return later_ ? "" : kWhy;
+    placed_ = true;
+    return when_ == When::kAtPlacement ? kWhy : "";
   }
-  std::string abc_off_device() const override { return later_ ? kWhy : ""; }
+  std::string abc_off_device() const override {
+    return when_ == When::kLater || (when_ == When::kUntilPlaced && !placed_) ? kWhy : "";
+  }
   static constexpr const char* kWhy = "its memory plan overlays the witness on a/b/c (test)";
 
  private:
   std::shared_ptr<std::atomic<int>> asked_;
-  bool later_;
+  When when_;
+  std::atomic<bool> placed_{false};
   std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
 };
 
@@ -249,6 +257,7 @@ class OverlayingBackend final : public groth16::ProverBackend {
 // the budget ends as it began. Also when the plan is overlaid only after the matrices were placed.
 TEST(EngineTest, WitnessOnlyJobsAreProvedInFullWhereTheDeviceCannotFormABC) {
   constexpr uint64_t kConstraints = 1 << 12;
+  using When = OverlayingBackend::When;
   for (const bool later : {false, true}) {
     for (const Policy policy :
          {Policy::kBudget, Policy::kSemaphoreHoldUntilDelivered, Policy::kSemaphoreReleaseAfterSynth}) {
@@ -260,7 +269,8 @@ TEST(EngineTest, WitnessOnlyJobsAreProvedInFullWhereTheDeviceCannotFormABC) {
       cfg.synthesis_workers = 1;  // a second permit taken by the same partition would hang here
       cfg.timeline_path = dir.path + "/timeline.json";
       auto asked = std::make_shared<std::atomic<int>>(0);
-      cfg.make_backend = [asked, later] { return std::make_unique<OverlayingBackend>(asked, later); };
+      const When when = later ? When::kLater : When::kAtPlacement;
+      cfg.make_backend = [asked, when] { return std::make_unique<OverlayingBackend>(asked, when); };
       auto engine = std::make_unique<Engine>(cfg);
       for (int job = 0; job < 2; job++) {
         const auto id = engine->submit(synthetic_job(kConstraints, 3, 0, 62));
@@ -292,7 +302,9 @@ TEST(EngineTest, WitnessOnlyJobsRefusedByTheDeviceFitABudgetForFullSynthesis) {
   auto cfg = cpu_test_config(dir.path);
   cfg.witness_synthesis = WitnessSynthesis::kOn;
   auto asked = std::make_shared<std::atomic<int>>(0);
-  cfg.make_backend = [asked] { return std::make_unique<OverlayingBackend>(asked, false); };
+  cfg.make_backend = [asked] {
+    return std::make_unique<OverlayingBackend>(asked, OverlayingBackend::When::kAtPlacement);
+  };
   uint64_t set = 0;
   {
     Engine probe(cfg);
@@ -311,6 +323,36 @@ TEST(EngineTest, WitnessOnlyJobsRefusedByTheDeviceFitABudgetForFullSynthesis) {
   const auto s = engine.snapshot();
   EXPECT_LE(s.buffers.peak_budget_used, s.buffers.budget_total);
   expect_idle(engine);
+}
+
+// A set placed before its jobs come (a preload) whose plan overlays until the matrices are
+// placed, and not after: jobs submitted then keep the witness path (submission does not take the
+// set's first plan for the device's verdict), asked once, a/b/c never on the host.
+TEST(EngineTest, APlanThatOverlaysOnlyUntilTheMatricesArePlacedKeepsTheWitnessPath) {
+  constexpr uint64_t kConstraints = 1 << 12;
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = cpu_test_config(dir.path);
+  cfg.witness_synthesis = WitnessSynthesis::kOn;
+  cfg.timeline_path = dir.path + "/timeline.json";
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  cfg.make_backend = [asked] {
+    return std::make_unique<OverlayingBackend>(asked, OverlayingBackend::When::kUntilPlaced);
+  };
+  auto engine = std::make_unique<Engine>(cfg);
+  const JobRequest job = synthetic_job(kConstraints, 2, 0, 64);
+  engine->preload_params(make_synthetic_input(job.partitions)->param_id());
+  for (int j = 0; j < 2; j++) {
+    const JobResult r = await_end(*engine, engine->submit(job));
+    ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+    EXPECT_TRUE(r.verified);
+  }
+  EXPECT_EQ(asked->load(), 1) << "asked once for the set";
+  EXPECT_GT(engine->snapshot().buffers.compiled_circuit_bytes, 0) << "the compiled circuit stays for the set's jobs";
+  expect_idle(*engine);
+  engine.reset();  // closes the timeline
+  auto peaks = timeline_peaks(cfg.timeline_path);
+  EXPECT_GE(peaks["witness bytes"], double(sizeof(Fr) * kConstraints)) << "the partitions carried their witness";
+  EXPECT_EQ(peaks["abc bytes"], 0.0) << "no a/b/c on the host";
 }
 
 TEST(EngineTest, ParametersFromTheEmbedderAreUsedAndNotCached) {

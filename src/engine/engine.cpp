@@ -630,7 +630,7 @@ double* job_timing(JobTimings& t, Phase phase) {
 }  // namespace
 
 void Engine::Impl::observe_stage(Stage s, const std::string& worker, const Partition& p, Clock::time_point a,
-                                 Clock::time_point b) {
+                                 Clock::time_point b, const std::vector<std::pair<std::string, double>>& args) {
   const StageInfo& info = stage_info(s);
   const double seconds = seconds_between(a, b);
   if (info.phase != Phase::kNone) {
@@ -638,7 +638,7 @@ void Engine::Impl::observe_stage(Stage s, const std::string& worker, const Parti
     phases[size_t(info.phase)].observe(seconds);
     if (double* t = job_timing(p.job->timings, info.phase)) *t += seconds;
   }
-  if (timeline && *info.span) timeline->span(worker, std::string(info.span) + " " + p.label, a, b);
+  if (timeline && *info.span) timeline->span(worker, std::string(info.span) + " " + p.label, a, b, args);
   records.span(p.job->seq, p.index, s, worker, a, b);
 }
 

@@ -256,7 +256,9 @@ struct Engine::Impl {
   void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const char* event = nullptr);
   // Time spent in a stage: its phase histogram, and its timeline span (if it has one) on the
   // worker's track.
-  void observe_stage(Stage s, const std::string& worker, const Partition& p, Clock::time_point a, Clock::time_point b);
+  // args go to the timeline's span (Timeline::span).
+  void observe_stage(Stage s, const std::string& worker, const Partition& p, Clock::time_point a, Clock::time_point b,
+                     const std::vector<std::pair<std::string, double>>& args = {});
 
   EngineConfig config;
   Clock::time_point started = Clock::now();

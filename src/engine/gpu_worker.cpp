@@ -64,6 +64,7 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
     });
   });
   const auto t0 = Clock::now();
+  groth16::ProveTimings t;  // where the device's time went, on the timeline's span
   {
     const Fr r = Fr::random(rng), s = Fr::random(rng);
     std::unique_lock serial(device.serial, std::defer_lock);
@@ -73,12 +74,19 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
       BusyClock& busy;
       ~Leave() { busy.leave(); }
     } leave{device.busy};
-    p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s);
+    p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s, &t);
   }
   const auto t1 = Clock::now();
   p->assignment->set_abc_sink(nullptr);
   gpu_busy_micros += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-  observe_stage(Stage::kOnGpu, name, *p, t0, t1);
+  observe_stage(Stage::kOnGpu, name, *p, t0, t1,
+                {{"abc_s", t.abc},
+                 {"h_ntt_s", t.h_ntt},
+                 {"msm_h_s", t.msm_h},
+                 {"msm_l_s", t.msm_l},
+                 {"msm_a_s", t.msm_a},
+                 {"msm_b_g1_s", t.msm_b_g1},
+                 {"msm_b_g2_s", t.msm_b_g2}});
   p->set_where(Stage::kAbcFreed);
   move_stage(*p, Stage::kAbcFreed, p->tracked);
   const QueueKey key = p->key;

@@ -45,7 +45,8 @@ int Timeline::track_id_locked(const std::string& track) {
   return it->second;
 }
 
-void Timeline::span(const std::string& track, const std::string& name, Clock::time_point start, Clock::time_point end) {
+void Timeline::span(const std::string& track, const std::string& name, Clock::time_point start, Clock::time_point end,
+                    const std::vector<std::pair<std::string, double>>& args) {
   std::lock_guard lock(mutex_);
   nlohmann::json e = {{"name", name},
                       {"ph", "X"},
@@ -53,6 +54,7 @@ void Timeline::span(const std::string& track, const std::string& name, Clock::ti
                       {"tid", track_id_locked(track)},
                       {"ts", micros(start)},
                       {"dur", micros(end) - micros(start)}};
+  for (const auto& [k, v] : args) e["args"][k] = v;
   write_event_locked(e.dump());
   std::fflush(file_);
 }

@@ -22,7 +22,9 @@ class Timeline {
   Timeline(const Timeline&) = delete;
   Timeline& operator=(const Timeline&) = delete;
 
-  void span(const std::string& track, const std::string& name, Clock::time_point start, Clock::time_point end);
+  // args: numbers shown with the span (prove_start's steps, in seconds).
+  void span(const std::string& track, const std::string& name, Clock::time_point start, Clock::time_point end,
+            const std::vector<std::pair<std::string, double>>& args = {});
   void counter(const std::string& name, const std::vector<std::pair<std::string, double>>& values);
 
  private:

@@ -440,11 +440,18 @@ TEST(EngineTest, BudgetIsNeverExceededUnderConcurrentSubmissions) {
   // The timeline is valid Chrome trace JSON with spans on worker tracks and counter tracks.
   std::ifstream f(cfg.timeline_path);
   const auto trace = nlohmann::json::parse(f);
-  size_t spans = 0, counters = 0;
+  size_t spans = 0, counters = 0, timed = 0;
   for (const auto& e : trace) {
     spans += e["ph"] == "X";
     counters += e["ph"] == "C";
+    // prove_start's spans carry the backend's steps.
+    if (e["ph"] == "X" && e["name"].get<std::string>().rfind("prove_start ", 0) == 0) {
+      ASSERT_TRUE(e.contains("args")) << e.dump();
+      EXPECT_GT(e["args"]["msm_h_s"].get<double>() + e["args"]["h_ntt_s"].get<double>(), 0.0) << e.dump();
+      timed++;
+    }
   }
+  EXPECT_EQ(timed, 24u) << "one prove_start a partition";
   EXPECT_GE(spans, 3u * 24u);  // synthesize, prove_start, prove_finish (+ verify) per partition
   EXPECT_GT(counters, 0u);
 }

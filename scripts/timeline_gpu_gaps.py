@@ -3,7 +3,8 @@
 written by `cuzk-bench pipeline --timeline` (or the daemon's `timeline` setting), its prove_start
 spans, how busy it was between the first and the last, and its gaps between proofs, split into
 time with no partition waiting for it (starved: synthesis or admission was behind) and time with
-one waiting (the worker's own overhead between proofs). Then each stage's mean span. Markdown.
+one waiting (the worker's own overhead between proofs). Then each stage's mean span, and the
+mean of each prove_start step the backend reported (the spans' args). Markdown.
 Usage: scripts/timeline_gpu_gaps.py TRACE.json [TRACE.json ...]
 """
 import bisect
@@ -40,6 +41,11 @@ def analyse(events):
     series = waiting_series(events)
     times = [t for t, _ in series]
     gpu_rows, stage_spans = [], defaultdict(list)
+    steps = defaultdict(list)  # prove_start's steps (args), seconds
+    for e in events:
+        if e.get("ph") == "X" and e["name"].startswith("prove_start ") and e.get("args"):
+            for k, v in e["args"].items():
+                steps[k].append(v)
     for tid, items in spans.items():
         items.sort()
         for start, end, name in items:
@@ -67,7 +73,7 @@ def analyse(events):
                 starved / 1e6,
             )
         )
-    return gpu_rows, stage_spans
+    return gpu_rows, stage_spans, steps
 
 
 def main(paths):
@@ -75,7 +81,7 @@ def main(paths):
         print(__doc__, file=sys.stderr)
         return 2
     for path in paths:
-        gpu_rows, stage_spans = analyse(load(path))
+        gpu_rows, stage_spans, steps = analyse(load(path))
         print(f"{path}\n")
         print("| GPU worker | proofs | mean prove_start s | busy between first and last | gaps s | longest gap s "
               "| gaps with none waiting s |")
@@ -85,6 +91,10 @@ def main(paths):
         print("\n| span | n | mean s | max s |\n|---|---|---|---|")
         for name, d in sorted(stage_spans.items()):
             print(f"| {name} | {len(d)} | {sum(d) / len(d):.3f} | {max(d):.3f} |")
+        if steps:
+            print("\n| prove_start step | n | mean s | max s |\n|---|---|---|---|")
+            for name, d in steps.items():
+                print(f"| {name} | {len(d)} | {sum(d) / len(d):.3f} | {max(d):.3f} |")
         print()
     return 0
 

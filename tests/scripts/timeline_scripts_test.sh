@@ -26,6 +26,10 @@ awk -v b="$busy" 'BEGIN { exit !(b > 0 && b <= 100) }' || fail "busy $busy% is n
 for span in synthesize prove_start prove_finish; do
   echo "$gaps" | grep -Eq "^\| $span \| 6 \|" || fail "the $span spans"
 done
+# The backend's steps, from the prove_start spans' args.
+for step in h_ntt_s msm_h_s msm_b_g2_s; do
+  echo "$gaps" | grep -Eq "^\| $step \| 6 \| [0-9.]+ \|" || fail "the prove_start step $step"
+done
 
 peaks=$("$py" "$repo/scripts/timeline_peaks.py" "$tmp/t.json")
 echo "$peaks"

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <spdlog/spdlog.h>
+#include <stdexcept>
 
 #include "engine/budget.hpp"
 #include "engine/tracker.hpp"
@@ -45,9 +46,17 @@ std::shared_ptr<const r1cs::CompiledCircuit> CompiledCircuits::get(
   }
   std::lock_guard loading(entry->loading);
   if (entry->circuit) return entry->circuit;
-  auto circuit = r1cs::load_or_compile(
-      file_in(dir_, param_id), circuit_id(param_id), [&] { return r1cs::compile_circuit(RecordedPartition(record)); },
-      [](const std::string& line) { spdlog::info("{}", line); });
+  if (std::string why = uncompilable(param_id); !why.empty()) throw std::length_error(why);
+  std::shared_ptr<const r1cs::CompiledCircuit> circuit;
+  try {
+    circuit = r1cs::load_or_compile(
+        file_in(dir_, param_id), circuit_id(param_id), [&] { return r1cs::compile_circuit(RecordedPartition(record)); },
+        [](const std::string& line) { spdlog::info("{}", line); });
+  } catch (const std::length_error& e) {  // the same next time: remembered, not recorded again
+    std::lock_guard lock(mutex_);
+    uncompilable_[param_id] = e.what();
+    throw;
+  }
   const uint64_t b = circuit->bytes();
   budget_.force_reserve(b);  // resident from now on, beside the partitions
   uint64_t total;
@@ -59,6 +68,12 @@ std::shared_ptr<const r1cs::CompiledCircuit> CompiledCircuits::get(
   tracker_.set_compiled_circuit_bytes(int64_t(total), "compiled circuit " + param_id);
   entry->circuit = std::move(circuit);
   return entry->circuit;
+}
+
+std::string CompiledCircuits::uncompilable(const std::string& param_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = uncompilable_.find(param_id);
+  return it == uncompilable_.end() ? std::string() : it->second;
 }
 
 void CompiledCircuits::release(const std::string& param_id) {

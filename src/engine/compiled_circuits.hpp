@@ -31,12 +31,17 @@ class CompiledCircuits {
 
   // The compiled circuit of parameter set param_id: resident, read from its file, or recorded
   // by record (which synthesizes one partition into the given system) and written. Throws what
-  // recording throws (the caller then proves by full synthesis).
+  // recording throws (the caller then proves by full synthesis); a circuit that cannot be compiled
+  // (std::length_error: a table or an index too small for it) is not recorded again, its error
+  // thrown again at once.
   std::shared_ptr<const r1cs::CompiledCircuit> get(const std::string& param_id,
                                                    const std::function<void(r1cs::ConstraintSystem&)>& record);
   // Lets param_id's circuit go (its set is proved by full synthesis): its charge back to the
   // budget; the memory goes with the last reference. A later get reads its file again.
   void release(const std::string& param_id);
+  // Why param_id's circuit cannot be compiled (an earlier get found it), empty when it can or
+  // nobody tried: its jobs start by full synthesis.
+  std::string uncompilable(const std::string& param_id) const;
   // Host bytes of the resident circuits (charged to the budget).
   uint64_t bytes() const {
     std::lock_guard lock(mutex_);
@@ -56,7 +61,8 @@ class CompiledCircuits {
   BufferTracker& tracker_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
-  uint64_t bytes_ = 0;  // of the resident circuits (the tracker's compiled_circuit_bytes)
+  std::map<std::string, std::string> uncompilable_;  // param_id -> the recorder's length_error
+  uint64_t bytes_ = 0;                               // of the resident circuits (the tracker's compiled_circuit_bytes)
 };
 
 }  // namespace cuzk::engine

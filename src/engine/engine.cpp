@@ -288,7 +288,8 @@ std::string Engine::submit(JobRequest request) {
 
   auto job = std::make_shared<Job>();
   const CircuitShape circuit = input->shape();
-  job->witness_only = m.witness_only && !m.witness_refused(request.param_id);
+  job->witness_only =
+      m.witness_only && !m.witness_refused(request.param_id) && m.compiled.uncompilable(request.param_id).empty();
   job->shape = partition_shape(circuit, job->witness_only);
   job->full_shape = partition_shape(circuit);
   job->input = input;
@@ -339,8 +340,10 @@ std::string Engine::submit(JobRequest request) {
       (job->urgent ? m.urgent_queue : m.work_queue).push_unbounded(p->key, p);
     }
   }
-  spdlog::info("job {}: queued, {}: {} partition(s) of {} constraints, priority {}, parameters {}", job->id,
-               input->kind(), partition_count, circuit.constraints, job->request.priority, job->param_id);
+  spdlog::info(
+      "job {}: queued, {}: {} partition(s) of {} constraints, priority {}, parameters {}{}", job->id, input->kind(),
+      partition_count, circuit.constraints, job->request.priority, job->param_id,
+      m.witness_only && !job->witness_only ? ", by full synthesis (the witness path was refused for them)" : "");
   return job->id;
 }
 

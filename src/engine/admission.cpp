@@ -102,7 +102,8 @@ bool Engine::Impl::witness_refused(const std::string& param_id) const {
   // Before the matrices are placed the plan in force is the set's alone, and may overlay where the
   // plan made around them does not (a 60.8 GB WindowPoSt set on an 80 GB card): only
   // place_matrices can tell then.
-  if (set->devices_verdict != ParamSet::Verdict::kAccepted) return set->devices_verdict == ParamSet::Verdict::kRefused;
+  const auto verdict = set->devices_verdict.load();
+  if (verdict != ParamSet::Verdict::kAccepted) return verdict == ParamSet::Verdict::kRefused;
   return std::any_of(devices.begin(), devices.end(),
                      [](const auto& d) { return !d->backend->abc_off_device().empty(); });
 }

@@ -46,13 +46,13 @@ std::shared_ptr<const r1cs::CompiledCircuit> CompiledCircuits::get(
   }
   std::lock_guard loading(entry->loading);
   if (entry->circuit) return entry->circuit;
-  if (std::string why = uncompilable(param_id); !why.empty()) throw std::length_error(why);
+  if (std::string why = uncompilable(param_id); !why.empty()) throw r1cs::CircuitTooLarge(why);
   std::shared_ptr<const r1cs::CompiledCircuit> circuit;
   try {
     circuit = r1cs::load_or_compile(
         file_in(dir_, param_id), circuit_id(param_id), [&] { return r1cs::compile_circuit(RecordedPartition(record)); },
         [](const std::string& line) { spdlog::info("{}", line); });
-  } catch (const std::length_error& e) {  // the same next time: remembered, not recorded again
+  } catch (const r1cs::CircuitTooLarge& e) {  // the same next time: remembered, not recorded again
     std::lock_guard lock(mutex_);
     uncompilable_[param_id] = e.what();
     throw;

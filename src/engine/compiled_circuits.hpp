@@ -32,8 +32,7 @@ class CompiledCircuits {
   // The compiled circuit of parameter set param_id: resident, read from its file, or recorded
   // by record (which synthesizes one partition into the given system) and written. Throws what
   // recording throws (the caller then proves by full synthesis); a circuit that cannot be compiled
-  // (std::length_error: a table or an index too small for it) is not recorded again, its error
-  // thrown again at once.
+  // (r1cs::CircuitTooLarge) is not recorded again, its error thrown again at once.
   std::shared_ptr<const r1cs::CompiledCircuit> get(const std::string& param_id,
                                                    const std::function<void(r1cs::ConstraintSystem&)>& record);
   // Lets param_id's circuit go (its set is proved by full synthesis): its charge back to the
@@ -61,7 +60,7 @@ class CompiledCircuits {
   BufferTracker& tracker_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
-  std::map<std::string, std::string> uncompilable_;  // param_id -> the recorder's length_error
+  std::map<std::string, std::string> uncompilable_;  // param_id -> the recorder's CircuitTooLarge
   uint64_t bytes_ = 0;                               // of the resident circuits (the tracker's compiled_circuit_bytes)
 };
 

@@ -340,10 +340,11 @@ std::string Engine::submit(JobRequest request) {
       (job->urgent ? m.urgent_queue : m.work_queue).push_unbounded(p->key, p);
     }
   }
-  spdlog::info(
-      "job {}: queued, {}: {} partition(s) of {} constraints, priority {}, parameters {}{}", job->id, input->kind(),
-      partition_count, circuit.constraints, job->request.priority, job->param_id,
-      m.witness_only && !job->witness_only ? ", by full synthesis (the witness path was refused for them)" : "");
+  spdlog::info("job {}: queued, {}: {} partition(s) of {} constraints, priority {}, parameters {}{}", job->id,
+               input->kind(), partition_count, circuit.constraints, job->request.priority, job->param_id,
+               m.witness_only && !job->witness_only
+                   ? ", by full synthesis (the devices refused the witness path, or its circuit cannot be compiled)"
+                   : "");
   return job->id;
 }
 

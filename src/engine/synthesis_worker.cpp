@@ -99,7 +99,7 @@ std::shared_ptr<const r1cs::CompiledCircuit> Engine::Impl::compiled_circuit(Part
   Job& job = *p.job;
   try {
     return compiled.get(job.param_id, [&](r1cs::ConstraintSystem& cs) { job.input->synthesize(p.index, cs); });
-  } catch (const std::length_error& e) {
+  } catch (const r1cs::CircuitTooLarge& e) {
     if (job.witness_only.exchange(false)) {
       spdlog::warn("job {}: proved by full synthesis: its circuit cannot be compiled ({})", job.id, e.what());
     }

@@ -56,7 +56,7 @@ class RowRecorder {
     if (added) {
       if (coefficients.size() > std::numeric_limits<uint16_t>::max()) {
         index_.erase(it);
-        throw std::length_error("compiled circuit: more than 65,536 distinct coefficients");
+        throw CircuitTooLarge("compiled circuit: more than 65,536 distinct coefficients");
       }
       it->second = uint16_t(coefficients.size());
       coefficients.push_back(coeff);
@@ -90,7 +90,7 @@ class RowRecorder {
       terms_.resize(kept);
     }
     if (m.column.size() + terms_.size() > std::numeric_limits<uint32_t>::max()) {
-      throw std::length_error("compiled circuit: a matrix has 2^32 entries or more");
+      throw CircuitTooLarge("compiled circuit: a matrix has 2^32 entries or more");
     }
     static const Fr kOne = Fr::one(), kMinusOne = -Fr::one();
     for (const Term& t : terms_) {
@@ -125,7 +125,7 @@ class CircuitRecorder final : public ConstraintSystem {
 
   Variable alloc(std::string_view, const Fr&) override {
     splice_sections();
-    if (out_.aux >= kInputColumn) throw std::length_error("compiled circuit: 2^31 aux variables or more");
+    if (out_.aux >= kInputColumn) throw CircuitTooLarge("compiled circuit: 2^31 aux variables or more");
     out_.a_aux_density.add_element();
     out_.b_aux_density.add_element();
     return Variable::aux(uint32_t(out_.aux++));
@@ -285,7 +285,7 @@ std::vector<std::unique_ptr<SectionSystem>> CircuitRecorder::open_sections(std::
   if (!sections_) return {};
   size_t aux = 0, inputs = 0, constraints = 0;
   for (const auto& s : shapes) constraints += s.constraints, aux += s.aux, inputs += s.inputs;
-  if (out_.aux + aux >= kInputColumn) throw std::length_error("compiled circuit: 2^31 aux variables or more");
+  if (out_.aux + aux >= kInputColumn) throw CircuitTooLarge("compiled circuit: 2^31 aux variables or more");
   closed_.assign(shapes.size(), std::nullopt);
   next_splice_ = 0;
   std::vector<std::unique_ptr<SectionSystem>> out;
@@ -339,7 +339,7 @@ void CircuitRecorder::splice(SectionRecord& s) {
 void CircuitRecorder::append(SparseRows& to, const SparseRows& from, const std::vector<uint16_t>& coeff_map) {
   const size_t base = to.column.size();
   if (base + from.column.size() > std::numeric_limits<uint32_t>::max()) {
-    throw std::length_error("compiled circuit: a matrix has 2^32 entries or more");
+    throw CircuitTooLarge("compiled circuit: a matrix has 2^32 entries or more");
   }
   // Grown geometrically (insert, resize): a reserve of the exact size here copied the whole
   // matrix at every splice, quadratic in the sections (112 s against 35 s serially at 32 GiB).

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "ff/hd.hpp"
@@ -75,10 +76,16 @@ struct CompiledCircuit {
   void evaluate(const SparseRows& m, std::span<const Fr> inputs, std::span<const Fr> aux, Fr* out) const;
 };
 
+// A circuit the compiled form cannot hold (a table or an index too small for it): the same each
+// time it is recorded, so it is proved by full synthesis.
+struct CircuitTooLarge : std::length_error {
+  using std::length_error::length_error;
+};
+
 // Synthesizes circuit without values and records its matrices, with the input constraints the
 // prover appends (input_i * 0 = 0). A variable's terms within one combination are merged (their
 // coefficients summed; entries that sum to zero are dropped but keep their density bits, as the
-// proving assignment's evaluation sets them). Throws std::length_error when a matrix has 2^32 or
+// proving assignment's evaluation sets them). Throws CircuitTooLarge when a matrix has 2^32 or
 // more entries or the circuit more than 65,536 distinct coefficients (the compiled form cannot
 // hold it: such a circuit is proved by full synthesis), std::logic_error when a constraint uses a
 // variable not yet allocated. A circuit that synthesizes in parallel sections records them in

@@ -239,7 +239,8 @@ class OverlayingBackend final : public groth16::ProverBackend {
     return when_ == When::kAtPlacement ? kWhy : "";
   }
   std::string abc_off_device() const override {
-    return when_ == When::kLater || (when_ == When::kUntilPlaced && !placed_) ? kWhy : "";
+    if (when_ == When::kUntilPlaced) return placed_ ? "" : kWhy;
+    return when_ == When::kLater || placed_ ? kWhy : "";  // kAtPlacement: its plan overlays, once asked
   }
   static constexpr const char* kWhy = "its memory plan overlays the witness on a/b/c (test)";
 

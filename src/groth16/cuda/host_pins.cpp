@@ -17,7 +17,8 @@ bool HostPins::pin(const void* p, size_t bytes) {
     e.pinned = err == cudaSuccess;
     if (!e.pinned) {
       cudaGetLastError();  // not sticky, but leave no error behind for the next check
-      std::fprintf(stderr, "cuzk: could not pin %zu MiB of parameters (%s); uploading them from pageable memory\n",
+      std::fprintf(stderr,
+                   "cuzk: could not pin %zu MiB of parameters (%s); copying them from (or back to) pageable memory\n",
                    bytes >> 20, cudaGetErrorString(err));
     }
   }

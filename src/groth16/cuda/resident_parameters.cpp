@@ -82,7 +82,11 @@ const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held
   if (!plan.fits) throw std::runtime_error(owner_ + ": " + plan.why);
   ResidentSet r;
   r.generation = generation_;
-  r.pinned = std::make_unique<PinnedParameters>(params);
+  if (auto kept = pins_between_.extract(&params)) {
+    r.pinned = std::move(kept.mapped());
+  } else {
+    r.pinned = std::make_unique<PinnedParameters>(params);
+  }
   place(params, plan, r);
   msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
   set_plan(plan);
@@ -143,10 +147,14 @@ void ResidentParameters::release(const Parameters& params, bool restore_host) {
   if (!restore_host) {  // the caller frees the set
     std::lock_guard lock(kept_mutex_);
     kept_.erase(&params);
+    pins_between_.erase(&params);
   }
   auto it = sets_.find(&params);
   if (it == sets_.end()) return;
-  if (restore_host) restore_host_copy(params, it->second, "to place the set again");
+  if (restore_host) {
+    restore_host_copy(params, it->second, "to place the set again");
+    pins_between_[&params] = std::move(it->second.pinned);
+  }
   released_ -= it->second.host_released;
   total_ -= it->second.bytes();
   sets_.erase(it);
@@ -160,6 +168,7 @@ void ResidentParameters::clear() {
     kept_.clear();
   }
   sets_.clear();
+  pins_between_.clear();
   total_ = 0;
   released_ = 0;
   publish_released_of();
@@ -228,11 +237,21 @@ void ResidentParameters::restore_host_copy(const Parameters& params, ResidentSet
   const double mapped_s = seconds_since(t0);
   r.pinned = std::make_unique<PinnedParameters>(params);
   const double locked_s = seconds_since(t0) - mapped_s;
-  restore_host_points(params.h, *r.h);
-  restore_host_points(params.l, *r.l);
-  restore_host_points(params.a, *r.a);
-  restore_host_points(params.b_g1, *r.b_g1);
-  restore_host_points(params.b_g2, *r.b_g2);
+  try {
+    restore_host_points(params.h, *r.h);
+    restore_host_points(params.l, *r.l);
+    restore_host_points(params.a, *r.a);
+    restore_host_points(params.b_g1, *r.b_g1);
+    restore_host_points(params.b_g2, *r.b_g2);
+  } catch (...) {  // still given back, as host_released says: unlocked and its pages discarded again
+    r.pinned.reset();
+    discard_host_points(params.h, *r.h);
+    discard_host_points(params.l, *r.l);
+    discard_host_points(params.a, *r.a);
+    discard_host_points(params.b_g1, *r.b_g1);
+    discard_host_points(params.b_g2, *r.b_g2);
+    throw;
+  }
   released_ -= r.host_released;
   r.host_released = 0;
   std::fprintf(stderr,

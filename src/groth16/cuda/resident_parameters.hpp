@@ -134,6 +134,9 @@ class ResidentParameters {
   CudaBackendOptions options_;
   std::string owner_;
   std::map<const Parameters*, ResidentSet> sets_;
+  // A set released to be placed again (release with restore_host) keeps its host pages locked
+  // until get() places it: locking 60 GB again takes seconds.
+  std::map<const Parameters*, std::unique_ptr<PinnedParameters>> pins_between_;
   std::atomic<size_t> total_{0};     // device bytes of sets_, kept under the backend's lock
   std::atomic<size_t> released_{0};  // host bytes given back, the sum of sets_' host_released
   // sets_' host_released by set, for readers without the backend's lock, published where a

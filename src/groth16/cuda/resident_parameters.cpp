@@ -87,8 +87,10 @@ const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held
   } else {
     r.pinned = std::make_unique<PinnedParameters>(params);
   }
-  place(params, plan, r);
+  // The limit first: a workspace that earlier proofs grew beyond it gives its memory back before
+  // the bases go up (else they find the card full and stream).
   msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
+  place(params, plan, r);
   set_plan(plan);
   std::fprintf(stderr, "cuzk: %s device memory plan for a set of 2^%d (%.1f GB of bases): %s\n", owner_.c_str(),
                std::countr_zero(proof_shape(params).n), in_gb(params.base_bytes()), plan.summary().c_str());
@@ -329,8 +331,8 @@ void ResidentParameters::replan(const Parameters& params, size_t held) {
   if (r.host_released) {
     const DeviceMemoryPlan plan = plan_for(params, held, total_.load() - r.bytes());
     if (plan.fits && plan.all_resident()) {
+      msm::cuda::set_workspace_limit(device_, plan.workspace_limit);  // first: room for H's plain bases
       if (r.h->copies() > 1 && plan.h_copies.copies < r.h->copies()) drop_h_copies(params, r);
-      msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
       set_plan(plan);
       std::fprintf(stderr, "cuzk: %s device memory plan for a set of 2^%d made again, its bases kept: %s\n",
                    owner_.c_str(), std::countr_zero(proof_shape(params).n), plan.summary().c_str());

@@ -205,6 +205,11 @@ class CudaBackend final : public ProverBackend {
     msm::cuda::LaneScope lane(msm_lane());
     set_device();
     PublishReleasedOnExit publish{resident_};
+    if (!matrices_.has(compiled)) {  // refused before anything moves, when the plan around them would overlay
+      std::string why = resident_.witness_overlaid_beside(params, buffers_held(),
+                                                          r1cs::cuda::DeviceCompiledCircuit::bytes_for(*compiled));
+      if (!why.empty()) return why;
+    }
     with_room("the compiled circuit's matrices", [&] {
       place_matrices_locked(params, compiled);
       resident_.get(params, buffers_held());

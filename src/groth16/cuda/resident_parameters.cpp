@@ -50,7 +50,8 @@ size_t ResidentParameters::free_device_memory(size_t ours, size_t* total) const 
   return free_bytes;
 }
 
-DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t held, size_t others) const {
+DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t held, size_t others,
+                                              size_t taken) const {
   ProofShape shape = proof_shape(params);
   for (const auto& [p, r] : sets_) {
     const ProofShape s = proof_shape(*p);
@@ -61,7 +62,8 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
   size_t total = 0;
   const size_t free_bytes = free_device_memory(ours, &total);
   const size_t margin = device_memory_margin(total);
-  const size_t available = free_bytes + ours > margin ? free_bytes + ours - margin : 0;
+  const size_t usable = free_bytes > taken ? free_bytes - taken : 0;
+  const size_t available = usable + ours > margin ? usable + ours - margin : 0;
   return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies);
 }
 
@@ -322,6 +324,13 @@ void ResidentParameters::drop_h_copies(const Parameters& params, ResidentSet& r)
     }
   }
   total_ += r.bytes();
+}
+
+std::string ResidentParameters::witness_overlaid_beside(const Parameters& params, size_t held, size_t matrices) const {
+  const DeviceMemoryPlan plan = plan_for(params, held, 0, matrices);
+  if (plan.fits && plan.layout != ScratchLayout::kOverlaid) return {};
+  return owner_ + "'s memory plan overlays the witness on a/b/c beside the compiled circuit's matrices (" +
+         std::to_string(matrices >> 20) + " MiB): too little device memory beside the set's bases";
 }
 
 void ResidentParameters::replan(const Parameters& params, size_t held) {

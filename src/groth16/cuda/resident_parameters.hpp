@@ -68,6 +68,11 @@ class ResidentParameters {
   // where the new plan keeps them all resident (giving up H's copies, on the device, when it has no
   // room for them); otherwise the set is dropped here and get() places it again from its host copy.
   void replan(const Parameters& params, size_t held);
+  // Why the plan replan would make for the set beside `matrices` more device bytes (a compiled
+  // circuit's, not yet uploaded) overlays the witness on a/b/c, or does not fit; empty when it
+  // would not. Planned as if the set were alone on the device: other sets would only leave it
+  // less room, so an overlaid prediction holds with them too.
+  std::string witness_overlaid_beside(const Parameters& params, size_t held, size_t matrices) const;
   // Whether the set's host copy is given back now.
   bool host_released(const Parameters& params) const {
     auto it = sets_.find(&params);
@@ -114,7 +119,8 @@ class ResidentParameters {
   // ordinary backend's, in use).
   size_t free_device_memory(size_t ours, size_t* total) const;
   // The plan for params beside the other resident sets (others), given what the backend holds.
-  DeviceMemoryPlan plan_for(const Parameters& params, size_t held, size_t others) const;
+  // taken: device bytes about to be used outside the plan, as if already allocated.
+  DeviceMemoryPlan plan_for(const Parameters& params, size_t held, size_t others, size_t taken = 0) const;
   // Uploads params' bases as the plan places them into r (a resident upload that fails after all
   // is streamed instead, and logged).
   void place(const Parameters& params, const DeviceMemoryPlan& plan, ResidentSet& r);

@@ -24,6 +24,10 @@ class DeviceCompiledCircuit {
   DeviceCompiledCircuit(const CompiledCircuit& cc, cudaStream_t stream);
 
   size_t bytes() const;
+  // What the constructor would allocate for cc: the same as bytes() after it.
+  static size_t bytes_for(const CompiledCircuit& cc) {
+    return cc.coefficients.size() * sizeof(Fr) + cc.a.bytes() + cc.b.bytes() + cc.c.bytes();
+  }
 
   // Enqueues on stream out[i] = (M z)_i for i < constraints and 0 up to n, where z is the
   // witness in device memory: aux, then the inputs (ONE first), as the compiled columns number

@@ -6,7 +6,8 @@
 #   bench/filecoin_engine_figures.sh OUTDIR RUN...
 # RUN: porep32 (three 32 GiB C2 jobs, timeline in OUTDIR/porep32.json), porep32-48g (five, within
 # a 48 GiB budget: a 64 GiB host; timeline in OUTDIR/porep32-48g.json), porep32-old (three on the
-# full-synthesis path), window32 (three 32 GiB WindowPoSt partitions), winning-beside /
+# full-synthesis path), window32 (three 32 GiB WindowPoSt partitions, timeline in
+# OUTDIR/window32.json; each timeline's prover summary and prove_start steps are printed), winning-beside /
 # winning-reserve (WinningPoSt alone, then every 3 s beside three 32 GiB C2 jobs, per
 # engine.urgent_admission), winning-lane (the same on the card's urgent lane, 2 GiB), snap32 (two
 # 32 GiB SnapDeals proofs, 16 partitions each), gpu-tests (the gpu-labelled test programs beside
@@ -34,7 +35,7 @@ for run in "$@"; do
       args=(--proof StackedDrg32GiBV1_1 --jobs 5 --workers 4 --budget-mib 49152 --timeline "$out/porep32-48g.json")
       ;;
     porep32-old) args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --witness-synthesis off) ;;
-    window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 4) ;;
+    window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 4 --timeline "$out/window32.json") ;;
     winning-lane)
       args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3
         --urgent-lane-mib 2048)
@@ -70,4 +71,9 @@ for run in "$@"; do
   # The bench's tables (s/job, urgent latencies), its inputs and parameters, and the peak RSS and
   # wall time /usr/bin/time measured; any job's error.
   grep -E '^\||^inputs|^parameters|^job |^urgent job|Maximum resident|Elapsed|cuzk-bench pipeline:' "$log" | tail -30
+  # The prover's busy share and each prove_start step's mean, from the run's timeline.
+  trace="$out/$run.json"
+  if [ -s "$trace" ] && command -v python3 >/dev/null; then
+    python3 "$(dirname "$0")/../scripts/timeline_gpu_gaps.py" "$trace" | tail -n +2
+  fi
 done

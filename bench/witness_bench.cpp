@@ -85,6 +85,9 @@ void device_products(const r1cs::CompiledCircuit& cc, const r1cs::ProvingAssignm
   auto t = Clock::now();
   r1cs::cuda::DeviceCompiledCircuit device(cc, stream);
   row("matrices uploaded to the device", seconds_since(t), std::to_string(device.bytes() >> 20) + " MiB");
+  if (device.bytes() != r1cs::cuda::DeviceCompiledCircuit::bytes_for(cc)) {  // place_matrices predicts with it
+    throw std::runtime_error("DeviceCompiledCircuit::bytes_for differs from the bytes uploaded");
+  }
   const size_t m = cc.constraints, w = cc.aux + cc.inputs;
   cuzk::cuda::DeviceBuffer<Fr> z(w), out(m);
   check(cudaMemcpy(z.get(), witness.aux().data(), cc.aux * sizeof(Fr), cudaMemcpyHostToDevice), "witness upload");

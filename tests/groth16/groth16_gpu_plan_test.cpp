@@ -105,10 +105,11 @@ TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
 }
 
 // place_matrices on the whole card: the witness-only circuit's matrices placed, the plan separate,
-// nothing to say, a/b/c formed on the device; on a card whose plan overlays the witness on a/b/c:
-// it says so (the engine then proves the set by full synthesis; the matrices leave), and a
-// witness-only assignment given to it all the same has its a/b/c formed on the CPU. Both give the
-// CPU backend's proof.
+// nothing to say, a/b/c formed on the device; on a card whose plan beside the matrices would
+// overlay the witness on a/b/c: it says so before anything moves (the engine then proves the set
+// by full synthesis), and a witness-only assignment given to it all the same has its a/b/c formed
+// on the CPU. Both give the CPU backend's proof. (The refusal after an upload, when the prediction
+// was wrong, is not driven here.)
 TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
   const size_t n = size_t(1) << 20;
   test::SquaresCircuit circuit;  // coefficients 1 only: the synthetic circuit's overflow the table
@@ -141,8 +142,10 @@ TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
       EXPECT_EQ(why, "");
       EXPECT_EQ(gpu->abc_off_device(), "");
       EXPECT_NE(plan.find("separate"), std::string::npos) << plan;
-    } else {  // the matrices left again, the set's plan made again without them
+    } else {  // refused before the matrices went up: the plan beside their bytes would overlay
       EXPECT_NE(why.find("overlays the witness"), std::string::npos) << why << "; " << plan;
+      EXPECT_NE(why.find("beside the compiled circuit's matrices"), std::string::npos) << why;
+      EXPECT_EQ(gpu->resident_bytes(), 0u) << "nothing placed for a refused set";
     }
     auto pa = synthesize_witness(circuit, compiled);
     expect_same(gpu->prove_start(params, pa, r, s), want, why);

@@ -206,8 +206,9 @@ class CudaBackend final : public ProverBackend {
     set_device();
     PublishReleasedOnExit publish{resident_};
     if (!matrices_.has(compiled)) {  // refused before anything moves, when the plan around them would overlay
-      std::string why = resident_.witness_overlaid_beside(params, buffers_held(),
-                                                          r1cs::cuda::DeviceCompiledCircuit::bytes_for(*compiled));
+      const size_t bytes = r1cs::cuda::DeviceCompiledCircuit::bytes_for(*compiled);
+      const size_t freed = matrices_.bytes_freed_by_next();
+      std::string why = resident_.witness_overlaid_beside(params, buffers_held(), bytes > freed ? bytes - freed : 0);
       if (!why.empty()) return why;
     }
     with_room("the compiled circuit's matrices", [&] {
@@ -217,6 +218,7 @@ class CudaBackend final : public ProverBackend {
     std::string why = abc_off_device();
     if (!why.empty()) {  // its proofs go by full synthesis: the matrices' room back to the set's plan
       matrices_.erase(compiled);
+      resident_.set_outside_bytes(matrices_.bytes());
       with_room("the set placed again", [&] {
         resident_.replan(params, buffers_held());
         resident_.get(params, buffers_held());
@@ -544,6 +546,7 @@ class CudaBackend final : public ProverBackend {
       if (!kept) resident_.release(params, /*restore_host=*/true);
       inject_device_oom("cudaMalloc of the compiled circuit's matrices");
       matrices_.get(compiled, upload_stream_);
+      resident_.set_outside_bytes(matrices_.bytes());
       if (kept) resident_.replan(params, buffers_held());
     }
     return matrices_.get(compiled, upload_stream_);

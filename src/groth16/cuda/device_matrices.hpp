@@ -38,6 +38,15 @@ class DeviceMatrices {
     return *circuits_.front().device;
   }
 
+  // Device bytes of the circuits held.
+  size_t bytes() const {
+    size_t b = 0;
+    for (const Circuit& c : circuits_) b += c.device->bytes();
+    return b;
+  }
+  // Device bytes the next new circuit's upload frees first (the least recently used one leaves).
+  size_t bytes_freed_by_next() const { return circuits_.size() >= kMaxCircuits ? circuits_.back().device->bytes() : 0; }
+
   // Frees the circuit's matrices on the device (nothing when absent).
   void erase(const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
     std::erase_if(circuits_, [&](const Circuit& c) { return c.host == compiled; });

@@ -38,8 +38,9 @@ size_t ResidentParameters::free_device_memory(size_t ours, size_t* total) const 
   free_bytes = free_bytes > reserved ? free_bytes - reserved : 0;
   total_bytes = total_bytes > reserved ? total_bytes - reserved : 0;
   if (const size_t limit = options_.device_memory_bytes; limit && limit < total_bytes) {
-    if (options_.urgent_lane) {  // the rest of the card is the ordinary backend's, in use
-      free_bytes = std::min(free_bytes, limit > ours ? limit - ours : 0);
+    if (options_.urgent_lane) {             // the rest of the card is the ordinary backend's, in use
+      const size_t used = ours + outside_;  // the lane's matrices count against its limit too
+      free_bytes = std::min(free_bytes, limit > used ? limit - used : 0);
     } else {  // a card of `limit` bytes, whose use is the card's
       const size_t beyond = total_bytes - limit;
       free_bytes = free_bytes > beyond ? free_bytes - beyond : 0;
@@ -62,8 +63,10 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
   size_t total = 0;
   const size_t free_bytes = free_device_memory(ours, &total);
   const size_t margin = device_memory_margin(total);
-  const size_t usable = free_bytes > taken ? free_bytes - taken : 0;
-  const size_t available = usable + ours > margin ? usable + ours - margin : 0;
+  // taken comes out of what the plan divides, not of the free bytes alone: the placement that
+  // follows may free the set's bases (or the workspace) for it.
+  const size_t have = free_bytes + ours;
+  const size_t available = have > margin + taken ? have - margin - taken : 0;
   return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies);
 }
 
@@ -72,6 +75,7 @@ const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held
   if (it != sets_.end()) {
     if (it->second.generation == generation_ || !it->second.any_streamed()) return it->second;
     total_ -= it->second.bytes();  // a set left since: place this one again, with the room it left
+    pins_between_[&params] = std::move(it->second.pinned);  // its pages stay locked meanwhile
     sets_.erase(it);
   }
   DeviceMemoryPlan plan = plan_for(params, held, total_.load());
@@ -149,9 +153,11 @@ void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan&
 
 void ResidentParameters::release(const Parameters& params, bool restore_host) {
   if (!restore_host) {  // the caller frees the set
-    std::lock_guard lock(kept_mutex_);
-    kept_.erase(&params);
-    pins_between_.erase(&params);
+    {
+      std::lock_guard lock(kept_mutex_);
+      kept_.erase(&params);
+    }
+    pins_between_.erase(&params);  // unlocking 60 GB takes a while: not under kept_mutex_
   }
   auto it = sets_.find(&params);
   if (it == sets_.end()) return;
@@ -327,10 +333,17 @@ void ResidentParameters::drop_h_copies(const Parameters& params, ResidentSet& r)
 }
 
 std::string ResidentParameters::witness_overlaid_beside(const Parameters& params, size_t held, size_t matrices) const {
-  const DeviceMemoryPlan plan = plan_for(params, held, 0, matrices);
+  // As get() would plan the set: beside the other sets, or alone when it does not fit beside them
+  // (they would give way).
+  auto it = sets_.find(&params);
+  const size_t own = it == sets_.end() ? 0 : it->second.bytes();
+  DeviceMemoryPlan plan = plan_for(params, held, total_.load() - own, matrices);
+  if (!plan.fits) plan = plan_for(params, held, 0, matrices);
   if (plan.fits && plan.layout != ScratchLayout::kOverlaid) return {};
-  return owner_ + "'s memory plan overlays the witness on a/b/c beside the compiled circuit's matrices (" +
-         std::to_string(matrices >> 20) + " MiB): too little device memory beside the set's bases";
+  const std::string beside = "beside the compiled circuit's matrices (" + std::to_string(matrices >> 20) + " MiB)";
+  if (!plan.fits) return owner_ + " has no room for a proof " + beside + ": " + plan.why;
+  return owner_ + "'s memory plan overlays the witness on a/b/c " + beside +
+         ": too little device memory beside the set's bases";
 }
 
 void ResidentParameters::replan(const Parameters& params, size_t held) {

@@ -68,11 +68,13 @@ class ResidentParameters {
   // where the new plan keeps them all resident (giving up H's copies, on the device, when it has no
   // room for them); otherwise the set is dropped here and get() places it again from its host copy.
   void replan(const Parameters& params, size_t held);
-  // Why the plan replan would make for the set beside `matrices` more device bytes (a compiled
-  // circuit's, not yet uploaded) overlays the witness on a/b/c, or does not fit; empty when it
-  // would not. Planned as if the set were alone on the device: other sets would only leave it
-  // less room, so an overlaid prediction holds with them too.
+  // Why the plan get() would make for the set beside `matrices` more device bytes (a compiled
+  // circuit's, not yet uploaded) overlays the witness on a/b/c, or leaves no room for a proof;
+  // empty when it would not. A prediction: the check after the upload still decides.
   std::string witness_overlaid_beside(const Parameters& params, size_t held, size_t matrices) const;
+  // Device bytes the backend holds outside the plans (its compiled circuits' matrices): the
+  // urgent lane's limit counts them.
+  void set_outside_bytes(size_t bytes) { outside_ = bytes; }
   // Whether the set's host copy is given back now.
   bool host_released(const Parameters& params) const {
     auto it = sets_.find(&params);
@@ -140,6 +142,7 @@ class ResidentParameters {
   CudaBackendOptions options_;
   std::string owner_;
   std::map<const Parameters*, ResidentSet> sets_;
+  size_t outside_ = 0;  // set_outside_bytes
   // A set released to be placed again (release with restore_host) keeps its host pages locked
   // until get() places it: locking 60 GB again takes seconds.
   std::map<const Parameters*, std::unique_ptr<PinnedParameters>> pins_between_;

@@ -284,7 +284,8 @@ void ResidentParameters::set_plan(const DeviceMemoryPlan& plan) {
 void ResidentParameters::stream_all() {
   for (auto& [p, r] : sets_) {
     if (!r.bytes()) continue;
-    restore_host_copy(*p, r, "to stream it");
+    restore_host_copy(*p, r, "to stream it");  // may throw: the sets streamed so far are counted
+    total_ -= r.bytes();
     r.h = G1Bases::in_host_memory(device_, p->h);
     r.l = G1Bases::in_host_memory(device_, p->l);
     r.a = G1Bases::in_host_memory(device_, p->a);
@@ -293,7 +294,6 @@ void ResidentParameters::stream_all() {
     std::fprintf(stderr, "cuzk: %s streams the bases of a set of 2^%d from host memory now, for room\n", owner_.c_str(),
                  std::countr_zero(proof_shape(*p).n));
   }
-  total_ = 0;
 }
 
 bool ResidentParameters::drop_h_copies() {
@@ -310,6 +310,13 @@ bool ResidentParameters::drop_h_copies() {
 
 void ResidentParameters::drop_h_copies(const Parameters& params, ResidentSet& r) {
   total_ -= r.bytes();
+  struct Recount {  // what r holds now, counted again even when a write-back throws
+    std::atomic<size_t>& total;
+    ResidentSet& r;
+    ~Recount() {
+      if (r.h) total += r.bytes();  // null only when its plain upload threw other than a device error
+    }
+  } recount{total_, r};
   if (r.host_released) {
     // The host copy is zeros: H's plain bases come from copy 0 on the device, while there is room
     // for both; else the host copy is written back first.
@@ -329,7 +336,6 @@ void ResidentParameters::drop_h_copies(const Parameters& params, ResidentSet& r)
       r.h = G1Bases::in_host_memory(device_, params.h);
     }
   }
-  total_ += r.bytes();
 }
 
 std::string ResidentParameters::witness_overlaid_beside(const Parameters& params, size_t held, size_t matrices) const {

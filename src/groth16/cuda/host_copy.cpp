@@ -13,20 +13,31 @@
 
 namespace cuzk::groth16::cuda {
 
+namespace {
+
+const uintptr_t kPage = uintptr_t(sysconf(_SC_PAGESIZE));
+
+// The whole pages inside [data, data + bytes): [begin, end), empty when none.
+struct WholePages {
+  uintptr_t begin, end;
+  WholePages(const void* data, size_t bytes)
+      : begin((uintptr_t(data) + kPage - 1) / kPage * kPage), end((uintptr_t(data) + bytes) / kPage * kPage) {
+    if (!data || end < begin) end = begin;
+  }
+};
+
+}  // namespace
+
 size_t discard_host_pages(const void* data, size_t bytes) {
-  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (uintptr_t(data) + page - 1) / page * page;
-  const uintptr_t end = (uintptr_t(data) + bytes) / page * page;
-  if (!data || end <= begin) return 0;
+  const auto [begin, end] = WholePages(data, bytes);
+  if (end == begin) return 0;
   if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) != 0) return 0;
   return end - begin;
 }
 
 void populate_host_pages(const void* data, size_t bytes) {
-  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (uintptr_t(data) + page - 1) / page * page;
-  const uintptr_t end = (uintptr_t(data) + bytes) / page * page;
-  if (!data || end <= begin) return;
+  const auto [begin, end] = WholePages(data, bytes);
+  if (end == begin) return;
   // The kernel zeroes each page it maps: one core does ~1.5 GB/s, so the range is split.
   constexpr uintptr_t kChunk = uintptr_t(64) << 20;
   tbb::parallel_for(begin, end, kChunk, [&](uintptr_t at) {
@@ -35,7 +46,7 @@ void populate_host_pages(const void* data, size_t bytes) {
     if (madvise(reinterpret_cast<void*>(at), stop - at, MADV_POPULATE_WRITE) == 0) return;
 #endif
     // Older kernels: each page's first byte written with what it holds (content unchanged).
-    for (uintptr_t q = at; q < stop; q += page) {
+    for (uintptr_t q = at; q < stop; q += kPage) {
       volatile char* c = reinterpret_cast<volatile char*>(q);
       *c = *c;
     }

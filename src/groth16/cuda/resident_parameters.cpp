@@ -29,6 +29,23 @@ namespace {
 
 double in_gb(size_t bytes) { return double(bytes) / 1e9; }
 
+// f(points, bases) for each query of a placed set: its host points and their bases.
+template <class F>
+void for_each_query(const Parameters& p, const ResidentSet& r, F&& f) {
+  f(p.h, *r.h);
+  f(p.l, *r.l);
+  f(p.a, *r.a);
+  f(p.b_g1, *r.b_g1);
+  f(p.b_g2, *r.b_g2);
+}
+
+// The set's host copy given back where its bases are resident; the bytes given back.
+size_t discard_host_copy(const Parameters& p, const ResidentSet& r) {
+  size_t bytes = 0;
+  for_each_query(p, r, [&](const auto& points, const auto& bases) { bytes += discard_host_points(points, bases); });
+  return bytes;
+}
+
 }  // namespace
 
 size_t ResidentParameters::free_device_memory(size_t ours, size_t* total) const {
@@ -203,9 +220,7 @@ void ResidentParameters::release_host_copies() {
                     [](const void* q) { return HostPins::instance().holders(q) > 1; }))
       continue;
     r.pinned.reset();  // page-locked memory cannot be given back
-    r.host_released = discard_host_points(p->h, *r.h) + discard_host_points(p->l, *r.l) +
-                      discard_host_points(p->a, *r.a) + discard_host_points(p->b_g1, *r.b_g1) +
-                      discard_host_points(p->b_g2, *r.b_g2);
+    r.host_released = discard_host_copy(*p, r);
     released_ += r.host_released;
     std::fprintf(stderr,
                  "cuzk: %s gave back the host copy of a set of 2^%d (%.1f GB): its bases are all on the device\n",
@@ -239,27 +254,17 @@ void ResidentParameters::restore_host_copy(const Parameters& params, ResidentSet
   if (!r.host_released) return;
   const auto t0 = std::chrono::steady_clock::now();
   // Pages mapped on every core, then page-locked, so the copies run at the link's speed.
-  populate_host_pages(params.h.data(), params.h.size() * sizeof(G1Affine));
-  populate_host_pages(params.l.data(), params.l.size() * sizeof(G1Affine));
-  populate_host_pages(params.a.data(), params.a.size() * sizeof(G1Affine));
-  populate_host_pages(params.b_g1.data(), params.b_g1.size() * sizeof(G1Affine));
-  populate_host_pages(params.b_g2.data(), params.b_g2.size() * sizeof(G2Affine));
+  for_each_query(params, r, [](const auto& points, const auto&) {
+    populate_host_pages(points.data(), points.size() * sizeof(points[0]));
+  });
   const double mapped_s = seconds_since(t0);
   r.pinned = std::make_unique<PinnedParameters>(params);
   const double locked_s = seconds_since(t0) - mapped_s;
   try {
-    restore_host_points(params.h, *r.h);
-    restore_host_points(params.l, *r.l);
-    restore_host_points(params.a, *r.a);
-    restore_host_points(params.b_g1, *r.b_g1);
-    restore_host_points(params.b_g2, *r.b_g2);
+    for_each_query(params, r, [](const auto& points, const auto& bases) { restore_host_points(points, bases); });
   } catch (...) {  // still given back, as host_released says: unlocked and its pages discarded again
     r.pinned.reset();
-    discard_host_points(params.h, *r.h);
-    discard_host_points(params.l, *r.l);
-    discard_host_points(params.a, *r.a);
-    discard_host_points(params.b_g1, *r.b_g1);
-    discard_host_points(params.b_g2, *r.b_g2);
+    discard_host_copy(params, r);
     throw;
   }
   released_ -= r.host_released;

@@ -164,7 +164,11 @@ struct Engine::Impl {
   // preparation is dropped) and it moves to synth_done_waiting_gpu.
   void settle_synthesized(Partition& p);
   void run_gpu_worker(Device& device, unsigned index, PartitionQueue& queue);
-  void prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& name);
+  // next: the partition the worker proves after p, held back for the backend (run_gpu_worker).
+  void prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng, const std::string& name,
+                             const r1cs::ProvingAssignment* next = nullptr);
+  // The held partition, or what came into the queue since that goes before it (held goes back).
+  std::shared_ptr<Partition> held_or_before(PartitionQueue& queue, std::shared_ptr<Partition>& held);
   void run_finalizer_worker(unsigned index);
   void finish_partition(std::shared_ptr<Partition>& p, const std::string& name);
   // Fails the partition's job with the error of the work `what_failed` and retires the partition.

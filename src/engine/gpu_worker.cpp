@@ -1,7 +1,9 @@
 // The GPU workers (stages on_gpu and abc_freed): prove_start runs the H polynomial and the G1
 // MSMs on the device (or on the CPU backend); a/b/c go to the deallocation thread the moment the
 // prover releases them, and their share of the reservation returns to the budget once they are
-// freed; the partition then goes to the finalizer queue.
+// freed; the partition then goes to the finalizer queue. The only worker of the GPU queue holds
+// the next partition back while it proves one, when the backend uploads its witness meanwhile
+// (ProverBackend::uploads_ahead); work that goes before it still goes first.
 #include <spdlog/spdlog.h>
 
 #include "engine/engine_impl.hpp"
@@ -18,9 +20,17 @@ void Engine::Impl::run_gpu_worker(Device& device, unsigned index, PartitionQueue
   const std::string name = gpu_worker_prefix(*device.backend, &device == urgent_lane.get()) + std::to_string(index);
   name_this_thread(name);
   ff::OsRng rng;
-  while (auto p = queue.pop()) {
+  // Another worker (or device) would take the held partition sooner: only the queue's sole worker holds one.
+  const bool sole = &queue == &gpu_queue && devices.size() == 1 && std::max(1u, config.gpu_workers_per_device) == 1;
+  std::shared_ptr<Partition> next;
+  while (auto p = next ? held_or_before(queue, next) : queue.pop()) {
+    if (sole && device.backend->uploads_ahead()) {
+      next = queue.try_pop_if([&](const Partition& q) {
+        return q.witness_only && q.assignment && q.params && q.params == p->params && !q.job->stop;
+      });
+    }
     try {
-      prove_start_partition(p, device, rng, name);
+      prove_start_partition(p, device, rng, name, next ? next->assignment.get() : nullptr);
     } catch (const std::exception& e) {
       if (p) fail(std::move(p), "prove_start", e.what());
     }
@@ -28,9 +38,18 @@ void Engine::Impl::run_gpu_worker(Device& device, unsigned index, PartitionQueue
   }
 }
 
+std::shared_ptr<Partition> Engine::Impl::held_or_before(PartitionQueue& queue, std::shared_ptr<Partition>& held) {
+  if (auto first = queue.try_pop_before(held->key)) {  // came since (urgent work, an older job's partition)
+    const QueueKey key = held->key;
+    queue.push_unbounded(key, std::move(held));
+    return first;
+  }
+  return std::move(held);
+}
+
 // Hands p on (finalizer queue) or retires it; p is left non-null only when an exception escapes.
 void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& device, ff::OsRng& rng,
-                                         const std::string& name) {
+                                         const std::string& name, const r1cs::ProvingAssignment* next) {
   if (p->holds_permit) {  // semaphore-hold-until-delivered: delivered now
     p->holds_permit = false;
     permits.release(1);
@@ -74,7 +93,7 @@ void Engine::Impl::prove_start_partition(std::shared_ptr<Partition>& p, Device& 
       BusyClock& busy;
       ~Leave() { busy.leave(); }
     } leave{device.busy};
-    p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s, &t);
+    p->pending = device.backend->prove_start(p->params->params, *p->assignment, r, s, &t, next);
   }
   const auto t1 = Clock::now();
   p->assignment->set_abc_sink(nullptr);

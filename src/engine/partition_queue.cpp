@@ -21,6 +21,22 @@ std::shared_ptr<Partition> PartitionQueue::pop() {
   std::unique_lock lock(mutex_);
   not_empty_.wait(lock, [&] { return closed_ || !items_.empty(); });
   if (closed_) return nullptr;
+  return take_first();
+}
+
+std::shared_ptr<Partition> PartitionQueue::try_pop_if(const std::function<bool(const Partition&)>& pred) {
+  std::lock_guard lock(mutex_);
+  if (closed_ || items_.empty() || !pred(*items_.begin()->second)) return nullptr;
+  return take_first();
+}
+
+std::shared_ptr<Partition> PartitionQueue::try_pop_before(const QueueKey& key) {
+  std::lock_guard lock(mutex_);
+  if (closed_ || items_.empty() || !(items_.begin()->first < key)) return nullptr;
+  return take_first();
+}
+
+std::shared_ptr<Partition> PartitionQueue::take_first() {
   auto it = items_.begin();
   auto p = std::move(it->second);
   items_.erase(it);

@@ -40,6 +40,10 @@ class PartitionQueue {
   // The first item, waiting for one; nullptr once the queue is closed (items left in it are
   // collected with remove_if by whoever closed it).
   std::shared_ptr<Partition> pop();
+  // Never waits: the first item when pred holds for it, else nullptr (the queue left as it was).
+  std::shared_ptr<Partition> try_pop_if(const std::function<bool(const Partition&)>& pred);
+  // Never waits: the first item when it goes before key, else nullptr.
+  std::shared_ptr<Partition> try_pop_before(const QueueKey& key);
   // Removes every item for which pred holds (a cancelled job's partitions).
   std::vector<std::shared_ptr<Partition>> remove_if(const std::function<bool(const Partition&)>& pred);
   // Wakes everyone; pop() returns nullptr from now on, push() false.
@@ -48,6 +52,8 @@ class PartitionQueue {
   size_t capacity() const { return capacity_; }
 
  private:
+  std::shared_ptr<Partition> take_first();  // under mutex_, items_ not empty
+
   const size_t capacity_;
   mutable std::mutex mutex_;
   std::condition_variable not_empty_, not_full_;

@@ -8,7 +8,7 @@ class CpuBackend final : public ProverBackend {
   std::string name() const override { return "cpu"; }
   bool concurrent() const override { return true; }  // stateless
   PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r, const Fr& s,
-                           ProveTimings* timings) override {
+                           ProveTimings* timings, const r1cs::ProvingAssignment* /*next*/) override {
     return groth16::prove_start(params, assignment, r, s, timings);
   }
 };

@@ -35,8 +35,15 @@ class ProverBackend {
   // As groth16::prove_start: a/b/c are consumed and released before it returns.
   // Throws std::invalid_argument when the assignment does not fit the parameters and
   // std::runtime_error (with the CUDA error text) when the device fails.
+  // next: the assignment the caller proves next on this backend with the same parameters, when it
+  // knows (it keeps it alive and unchanged until this call returns); a backend that
+  // uploads_ahead() sends its witness up meanwhile. A next that never comes costs nothing.
   virtual PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r,
-                                   const Fr& s, ProveTimings* timings = nullptr) = 0;
+                                   const Fr& s, ProveTimings* timings = nullptr,
+                                   const r1cs::ProvingAssignment* next = nullptr) = 0;
+  // Whether prove_start uses its `next` (the CUDA backend, for witness-only proofs on a card with
+  // room for a second witness buffer): the engine then holds the next partition back for it.
+  virtual bool uploads_ahead() const { return false; }
   // Called once an assignment is synthesized, before it waits for prove_start, on the thread that
   // synthesized it (off the GPU worker's path). The CUDA backend keeps a compact copy of each of
   // a, b and c that is mostly 0s and 1s, and page-locks the copies (or, for a vector that is not,

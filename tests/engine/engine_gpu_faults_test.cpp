@@ -128,7 +128,8 @@ class FailingCpuBackend final : public groth16::ProverBackend {
  public:
   std::string name() const override { return "failing-cpu"; }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const ff::Fr& r,
-                                    const ff::Fr& s, groth16::ProveTimings* t) override {
+                                    const ff::Fr& s, groth16::ProveTimings* t,
+                                    const r1cs::ProvingAssignment* /*next*/) override {
     if (fi::fires(Fault::kDeviceOom)) {
       throw std::runtime_error("CUDA: cudaMalloc of the proof's scratch buffer [injected]: cudaErrorMemoryAllocation");
     }

@@ -226,7 +226,8 @@ class OverlayingBackend final : public groth16::ProverBackend {
   OverlayingBackend(std::shared_ptr<std::atomic<int>> asked, When when) : asked_(std::move(asked)), when_(when) {}
   std::string name() const override { return "overlaying-cpu"; }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
-                                    const Fr& s, groth16::ProveTimings* t) override {
+                                    const Fr& s, groth16::ProveTimings* t,
+                                    const r1cs::ProvingAssignment* /*next*/) override {
     EXPECT_FALSE(pa.abc_pending() && !abc_off_device().empty())
         << "a witness-only partition reached a backend that cannot form its a/b/c";
     return cpu_->prove_start(params, pa, r, s, t);
@@ -477,7 +478,8 @@ class KeepingBackend final : public groth16::ProverBackend {
   explicit KeepingBackend(std::shared_ptr<KeptMemory> kept) : kept_(std::move(kept)) {}
   std::string name() const override { return "keeping-cpu"; }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
-                                    const Fr& s, groth16::ProveTimings* t) override {
+                                    const Fr& s, groth16::ProveTimings* t,
+                                    const r1cs::ProvingAssignment* /*next*/) override {
     return cpu_->prove_start(params, pa, r, s, t);
   }
   void prepare_assignment(r1cs::ProvingAssignment& pa) override {

@@ -142,6 +142,31 @@ TEST(PartitionQueueTest, OrdersByPriorityThenAgeThenIndex) {
   EXPECT_EQ(bounded.pop(), nullptr);
 }
 
+// The GPU worker's look at what comes next: taken only when it qualifies, or when it goes first.
+TEST(PartitionQueueTest, TakesTheFirstItemOnlyWhenAsked) {
+  PartitionQueue q(1);
+  auto p = std::make_shared<Partition>();
+  p->key = {0, 4, 2};
+  q.push_unbounded(p->key, p);
+  EXPECT_EQ(q.try_pop_if([](const Partition& x) { return x.key.partition == 3; }), nullptr);
+  EXPECT_EQ(q.try_pop_before({0, 4, 2}), nullptr) << "not before itself";
+  EXPECT_EQ(q.try_pop_before({0, 4, 1}), nullptr);
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.try_pop_before({0, 4, 3}), p);
+  q.push_unbounded(p->key, p);
+  EXPECT_EQ(q.try_pop_if([](const Partition& x) { return x.key.partition == 2; }), p);
+  EXPECT_EQ(q.try_pop_if([](const Partition&) { return true; }), nullptr) << "empty";
+  // A taken item frees its place in a bounded queue.
+  EXPECT_TRUE(q.push({}, p));
+  std::thread producer([&] { EXPECT_TRUE(q.push({}, p)); });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(q.try_pop_before({-1, 0, 0}), p);
+  producer.join();
+  EXPECT_EQ(q.size(), 1u);
+  q.close();
+  EXPECT_EQ(q.try_pop_if([](const Partition&) { return true; }), nullptr) << "closed";
+}
+
 TEST(EngineTest, ProvesAndVerifiesMultiPartitionJob) {
   test::TempDir dir("cuzk-engine-test");
   Engine engine(cpu_test_config(dir.path));

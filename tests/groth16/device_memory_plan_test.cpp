@@ -37,7 +37,7 @@ DeviceMemoryPlan porep32_on(size_t total, unsigned copies = 0) {
 
 size_t planned_bytes(const DeviceMemoryPlan& p, size_t h_points) {
   const size_t copies = p.h_copies.copies > 1 ? (p.h_copies.copies - 1) * h_points * kPoint : 0;
-  return p.scratch + p.twiddles + p.compact_abc + p.resident_bytes + copies + p.workspace_limit;
+  return p.scratch + p.twiddles + p.compact_abc + p.resident_bytes + copies + p.witness_ahead + p.workspace_limit;
 }
 
 TEST(DeviceMemoryPlanTest, ASeparatePartitionMatchesTheMeasuredWorkingSet) {
@@ -107,7 +107,8 @@ TEST(DeviceMemoryPlanTest, NeverPlacesMoreThanIsAvailable) {
     const QueryBytes q{(n - 1) * kPoint, shape.aux * kPoint, rng() % n * kPoint, rng() % n * kPoint,
                        rng() % n * 2 * kPoint};
     const size_t available = size_t(rng() % (size_t(160) << 30)), others = size_t(rng() % (size_t(40) << 30));
-    const DeviceMemoryPlan p = plan_device_memory(available, others, shape, q, n - 1, unsigned(rng() % 4));
+    const bool ahead = rng() % 2;
+    const DeviceMemoryPlan p = plan_device_memory(available, others, shape, q, n - 1, unsigned(rng() % 4), ahead);
     SCOPED_TRACE(p.summary());
     if (!p.fits) {
       EXPECT_FALSE(p.why.empty());
@@ -122,7 +123,33 @@ TEST(DeviceMemoryPlanTest, NeverPlacesMoreThanIsAvailable) {
     if (p.h_copies.copies > 1) {
       EXPECT_TRUE(p.all_resident());
     }
+    if (p.witness_ahead) {
+      EXPECT_TRUE(ahead && p.all_resident() && p.layout == ScratchLayout::kSeparate);
+      EXPECT_EQ(p.witness_ahead, 32 * (shape.aux + shape.inputs));
+      EXPECT_GE(p.workspace_limit, msm_workspace_whole(n));
+    }
   }
+}
+
+// Witness-only proofs get a second witness buffer where every base stays and H's MSM keeps its
+// whole workspace: on the H200 for a 32 GiB partition (4.2 GB, taken before the copies of H),
+// not on the H100 (its MSMs are chunked already), nor when it is not asked for.
+TEST(DeviceMemoryPlanTest, ASecondWitnessBufferOnlyWhereItLeavesTheMsmsWhole) {
+  const size_t h200 = available_on(size_t(143771) << 20), h100 = available_on(size_t(81559) << 20);
+  const auto plan = [&](size_t available, bool ahead) {
+    return plan_device_memory(available, 0, kPoRep32, porep32_queries(), kPoRep32.n - 1, 0, ahead);
+  };
+  const DeviceMemoryPlan with = plan(h200, true), without = plan(h200, false);
+  ASSERT_TRUE(with.fits && without.fits);
+  EXPECT_EQ(with.witness_ahead, 32 * (kPoRep32.aux + kPoRep32.inputs)) << with.summary();
+  EXPECT_NE(with.summary().find("witness ahead 4.2 GB"), std::string::npos) << with.summary();
+  EXPECT_EQ(without.witness_ahead, 0u);
+  EXPECT_EQ(with.scratch, without.scratch);
+  EXPECT_EQ(with.resident_bytes, without.resident_bytes);
+  EXPECT_GE(with.h_copies.copies, 2u) << "copies of H still fit beside it";
+  EXPECT_GE(with.workspace_limit, msm_workspace_whole(kPoRep32.n));
+  EXPECT_LE(planned_bytes(with, kPoRep32.n - 1), with.available);
+  EXPECT_EQ(plan(h100, true).witness_ahead, 0u) << plan(h100, true).summary();
 }
 
 TEST(DeviceMemoryPlanTest, NoRoomOrNoPointsMeansNoCopies) {

@@ -532,6 +532,48 @@ TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
   gpu->release_parameters(params);
 }
 
+// The next proof's witness goes up while the one before runs (prove_start's `next`): the proof
+// then reads the copy that went up ahead (its host aux, changed afterwards, is not read again),
+// and a next that does not come costs nothing: the proof that comes instead, and the named one
+// later, upload their own. Every proof equals the CPU backend's from full synthesis.
+TEST_F(CudaBackendProofTest, TheNextWitnessGoesUpAheadOfItsProof) {
+  auto gpu = make_cuda_backend(0);
+  auto cpu = make_cpu_backend();
+  test::SquaresCircuit circuit;
+  circuit.seed = test::run_seed();
+  const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
+  const Parameters params = pseudo_random_parameters(synthesize(circuit), size_t(1) << 20, test::run_seed());
+  const Fr r = Fr::from_u64(41), s = Fr::from_u64(42);
+  auto with_seed = [&](uint64_t k) {
+    test::SquaresCircuit c = circuit;
+    c.seed = circuit.seed + k;
+    return c;
+  };
+  auto want = [&](uint64_t k) {
+    auto pa = synthesize(with_seed(k));
+    return cpu->prove_start(params, pa, r, s);
+  };
+  std::vector<r1cs::ProvingAssignment> w;
+  w.reserve(5);
+  for (uint64_t k = 0; k < 5; k++) {
+    w.push_back(synthesize_witness(with_seed(k), compiled));
+    gpu->prepare_assignment(w.back());
+    ASSERT_TRUE(w.back().abc_prepared()) << "aux page-locked, so that it may go up ahead";
+  }
+  expect_same(gpu->prove_start(params, w[0], r, s, nullptr, &w[1]), want(0));
+  EXPECT_TRUE(gpu->uploads_ahead()) << "the plan has room for a second witness buffer on this card";
+  // w[1]'s aux is on the device: its host copy changed now must not reach the proof.
+  const PendingProof w1 = want(1);
+  Fr* host_aux = const_cast<Fr*>(w[1].aux().data());
+  for (size_t i = 0; i < 1000; i++) host_aux[i] = Fr::zero();
+  expect_same(gpu->prove_start(params, w[1], r, s, nullptr, &w[2]), w1);
+  expect_same(gpu->prove_start(params, w[2], r, s, nullptr, &w[3]), want(2));
+  // w[3] was named but w[4] comes: it uploads its own, and so does w[3] after it.
+  expect_same(gpu->prove_start(params, w[4], r, s), want(4));
+  expect_same(gpu->prove_start(params, w[3], r, s), want(3));
+  gpu->release_parameters(params);
+}
+
 TEST_F(CudaBackendProofTest, MismatchedParametersAreRejected) {
   auto rng = test::make_rng();
   circuits::SyntheticCircuit small(1 << 10, 8, {}, 1), large(1 << 11, 8, {}, 1);

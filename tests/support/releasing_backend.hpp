@@ -38,7 +38,8 @@ class ReleasingBackend final : public groth16::ProverBackend {
     give_back(params);
   }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const ff::Fr& r,
-                                    const ff::Fr& s, groth16::ProveTimings* t) override {
+                                    const ff::Fr& s, groth16::ProveTimings* t,
+                                    const r1cs::ProvingAssignment* /*next*/) override {
     auto out = cpu_->prove_start(params, pa, r, s, t);
     std::lock_guard lock(mutex_);
     if (placed_.insert(&params).second && !keeps_) unplaced_proofs_++;

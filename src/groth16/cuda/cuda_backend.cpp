@@ -22,15 +22,19 @@
 // PendingProof, and hence the proof for the same r and s, is the CPU backend's bit for bit.
 // A backend of the card's urgent lane (CudaBackendOptions::urgent_lane) is the same on streams of
 // the greatest priority and the MSMs' urgent lane, beside the card's ordinary backend.
+// A witness-only proof's caller may name the assignment it proves next: its witness goes up into a
+// second buffer while this proof's MSMs run (witness_ahead.hpp), where the plan has room for one.
 // Its parts: piece_locks.hpp (a/b/c page-locked in pieces), compact_copies.hpp (compact a/b/c
 // kept locked between partitions), prepared_abc.hpp (prepare_assignment's result),
 // host_pins.hpp (parameters' host memory pinned), resident_parameters.hpp (the sets on the
-// device), device_memory_plan.hpp (where the device's memory goes).
+// device), device_memory_plan.hpp (where the device's memory goes), witness_ahead.hpp (the next
+// witness uploaded ahead), proof_msms.hpp (the MSM steps), injected_faults.hpp (the fault sites).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -48,12 +52,13 @@
 #include "groth16/backend.hpp"
 #include "groth16/cuda/compact_copies.hpp"
 #include "groth16/cuda/device_matrices.hpp"
+#include "groth16/cuda/injected_faults.hpp"
 #include "groth16/cuda/piece_locks.hpp"
 #include "groth16/cuda/prepared_abc.hpp"
+#include "groth16/cuda/proof_msms.hpp"
 #include "groth16/cuda/resident_parameters.hpp"
-#include "groth16/fault_injection.hpp"
+#include "groth16/cuda/witness_ahead.hpp"
 #include "msm/cuda/msm.hpp"
-#include "msm/pippenger.hpp"
 #include "ntt/cuda/ntt.hpp"
 #include "ntt/cuda/pinned_pool.hpp"
 #include "ntt/zero_one_vector.hpp"
@@ -65,27 +70,14 @@ namespace {
 using cuzk::cuda::check;
 using cuzk::cuda::DeviceBuffer;
 using groth16::cuda::CompactCopies;
+using groth16::cuda::inject_device_oom;
+using groth16::cuda::inject_launch_error;
 using groth16::cuda::kMinPinnedBytes;
 using groth16::cuda::PreparedAbc;
 using groth16::cuda::ResidentParameters;
 using groth16::cuda::ResidentSet;
 using groth16::cuda::ScratchLayout;
 using Clock = std::chrono::steady_clock;
-
-// Fault injection (groth16/fault_injection.hpp, off unless armed): at each device-memory request
-// and kernel launch of prove_start (and of place_matrices, whose matrices a proof would upload), fail as the CUDA call
-// there would, so that tests take the path a real device fault takes (the proof's job fails naming the partition and
-// the cause). The message is built only when the fault fires.
-void inject_device_oom(std::string_view what, std::string_view which = {}) {
-  if (fault_injection::fires(fault_injection::Fault::kDeviceOom)) {
-    check(cudaErrorMemoryAllocation, (std::string(what) + std::string(which) + " [injected]").c_str());
-  }
-}
-void inject_launch_error(std::string_view kernels, std::string_view which = {}) {
-  if (fault_injection::fires(fault_injection::Fault::kLaunchError)) {
-    check(cudaErrorLaunchOutOfResources, (std::string(kernels) + std::string(which) + " [injected]").c_str());
-  }
-}
 
 // Device arrays are 256-byte aligned within a shared area.
 size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -120,6 +112,7 @@ class CudaBackend final : public ProverBackend {
     resident_.clear();
     domain_.reset();
     scratch_.reset();
+    ahead_.release();
     compact_.reset();
     for (auto& e : uploaded_) cudaEventDestroy(e);
     cudaEventDestroy(product_done_);
@@ -154,20 +147,24 @@ class CudaBackend final : public ProverBackend {
                                 {"bases_resident", resident_.bytes()},
                                 {"bases_streamed", plan.streamed_bytes},
                                 {"msm_workspace_limit", plan.workspace_limit},
+                                {"witness_ahead", plan.witness_ahead},
                                 {"available", plan.available}};
     }
     return info;
   }
 
   PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
-                           ProveTimings* timings) override {
+                           ProveTimings* timings, const r1cs::ProvingAssignment* next) override {
     std::lock_guard lock(mutex_);
     msm::cuda::LaneScope lane(msm_lane());
     PublishReleasedOnExit publish{resident_};
-    PendingProof out = prove_start_locked(params, pa, r, s, timings);
+    AheadLanded landed{ahead_, upload_stream_};
+    PendingProof out = prove_start_locked(params, pa, r, s, timings, next);
+    landed.kept = true;
     resident_.release_host_copies();  // a set placed by this proof, or streamed no more
     return out;
   }
+  bool uploads_ahead() const override { return ahead_ready_.load(); }
 
   void prepare_assignment(r1cs::ProvingAssignment& pa) override {
     if (pa.abc_prepared()) return;
@@ -268,8 +265,20 @@ class CudaBackend final : public ProverBackend {
     ResidentParameters& resident;
     ~PublishReleasedOnExit() { resident.publish_released_of(); }
   };
+  // A witness going up ahead reads the next assignment's memory: it has landed before prove_start
+  // returns (that assignment may be freed then), and is forgotten when the proof failed.
+  struct AheadLanded {
+    groth16::cuda::WitnessAhead& ahead;
+    cudaStream_t stream;
+    bool kept = false;
+    ~AheadLanded() {
+      if (cudaStreamSynchronize(stream) != cudaSuccess) kept = false;
+      if (!kept) ahead.forget();
+      cudaGetLastError();
+    }
+  };
   PendingProof prove_start_locked(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
-                                  ProveTimings* timings) {
+                                  ProveTimings* timings, const r1cs::ProvingAssignment* next) {
     ProveTimings local;
     ProveTimings& t = timings ? *timings : local;
     const size_t m = pa.num_constraints();
@@ -296,9 +305,18 @@ class CudaBackend final : public ProverBackend {
       plan_ = resident_.plan();
       domain = &domain_for(log_n);
       v = proof_vectors(n, pa);
+      ahead_.fit(plan_.witness_ahead);
       compact_area = compact_area_for(prepared.get());
     });
+    ahead_ready_ = ahead_.bytes() > 0;
     const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
+    // The witness may have gone up ahead, in the previous proof (only a witness-only one's).
+    Fr* const primary_witness = v.aux;
+    Fr* const landed = ahead_.take(pa, primary_witness);
+    if (landed && !overlaid) {
+      v.aux = landed;
+      v.inputs = landed + pa.num_aux();
+    }
     if (matrices && overlaid) {
       // The overlaid layout puts the witness over a and b, which the products need beside it. The
       // engine asked (abc_off_device) before it synthesized; a plan made again since (another
@@ -311,7 +329,9 @@ class CudaBackend final : public ProverBackend {
       pa.compute_abc();
     }
     if (matrices) {
-      abc_on_device(*domain, *matrices, pa, prepared.get(), v, t);
+      abc_on_device(*domain, *matrices, pa, prepared.get(), v, /*aux_landed=*/v.aux != primary_witness, t);
+      // The next proof's witness goes up meanwhile, beside the one the MSMs read.
+      if (next) ahead_.start(*next, v.aux, primary_witness, scratch_.size() - 3 * n, upload_stream_);
       // aux has landed: its locks go with the assignment's preparation, which release_abc hands
       // to the sink (the engine's deallocation thread unlocks aux there, before the partition's
       // own free, posted later to the same thread).
@@ -319,9 +339,9 @@ class CudaBackend final : public ProverBackend {
       t.h_ntt = seconds_since(t0) - t.abc;
       pa.release_abc();
       t0 = Clock::now();
-      out.h = with_room("H's MSM", [&] { return msm_h(*res, v.a, n); });
+      out.h = with_room("H's MSM", [&] { return groth16::cuda::msm_h(*res, v.a, n); });
       t.msm_h = seconds_since(t0);
-      g1_msms_on_gpu(*res, pa, v.aux, v.inputs, out, t);
+      groth16::cuda::g1_msms_on_gpu(*res, pa, v.aux, v.inputs, out, t, room_retry());
       return out;
     }
     std::future<void> witness_upload;
@@ -347,7 +367,7 @@ class CudaBackend final : public ProverBackend {
     // Waiting for what is left of the witness upload is charged to L, the first MSM to read it.
     t0 = Clock::now();
     try {
-      out.h = with_room("H's MSM", [&] { return msm_h(*res, v.a, n); });
+      out.h = with_room("H's MSM", [&] { return groth16::cuda::msm_h(*res, v.a, n); });
     } catch (...) {
       if (witness_upload.valid()) witness_upload.wait();  // it reads pa and the staging pool: let it finish first
       throw;
@@ -360,7 +380,7 @@ class CudaBackend final : public ProverBackend {
       witness_upload.get();
     }
     t.msm_l = seconds_since(t0);
-    g1_msms_on_gpu(*res, pa, v.aux, v.inputs, out, t);
+    groth16::cuda::g1_msms_on_gpu(*res, pa, v.aux, v.inputs, out, t, room_retry());
     return out;
   }
 
@@ -417,11 +437,15 @@ class CudaBackend final : public ProverBackend {
     }
   }
 
+  groth16::cuda::RoomRetry room_retry() {
+    return [this](const char* what, const std::function<void()>& step) { with_room(what, step); };
+  }
+
   // Device bytes held for proofs besides the MSM workspace: scratch, compact a/b/c, twiddles.
   // (Not the compiled circuits' matrices: they stay where they are, so a plan made after them sees
   // them as taken, not as room it may divide.)
   size_t buffers_held() const {
-    return scratch_.size() * sizeof(Fr) + compact_.size() + (domain_ ? domain_->table_bytes() : 0);
+    return scratch_.size() * sizeof(Fr) + ahead_.bytes() + compact_.size() + (domain_ ? domain_->table_bytes() : 0);
   }
 
   // The proof's vectors in the scratch buffer, laid out as plan_ says. A buffer larger than the
@@ -430,9 +454,11 @@ class CudaBackend final : public ProverBackend {
     const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
     const size_t witness = pa.num_aux() + pa.num_inputs();
     inject_device_oom("cudaMalloc of the proof's scratch buffer");
+    const size_t before = scratch_.size();
     if (scratch_.size() * sizeof(Fr) > plan_.scratch) scratch_.reset();
     ProofVectors v;
     v.a = grown(scratch_, overlaid ? std::max(2 * n, witness) : 3 * n + witness);
+    if (scratch_.size() != before) ahead_.forget();  // a witness that went up ahead into it is gone
     v.b = v.a + n;
     v.c = overlaid ? v.b : v.b + n;
     v.aux = overlaid ? v.a : v.c + n;
@@ -552,17 +578,18 @@ class CudaBackend final : public ProverBackend {
     return matrices_.get(compiled, upload_stream_);
   }
 
-  // Steps 1 and 2 of a witness-only assignment: the witness (aux, then the inputs) goes up once,
-  // where the MSMs read it later, and a, b and c are its products with the resident matrices,
-  // each computed into the vector the H polynomial transforms (b first, as in
-  // h_polynomial_of_abc). t.abc: the upload and the products, as the stream ran them.
+  // Steps 1 and 2 of a witness-only assignment: the witness (aux, then the inputs) goes up once
+  // (aux_landed: aux went up ahead), where the MSMs read it later, and a, b and c are its products with the resident
+  // matrices, each computed into the vector the H polynomial transforms (b first, as in h_polynomial_of_abc). t.abc:
+  // the upload and the products, as the stream ran them.
   void abc_on_device(const ntt::cuda::DeviceDomain& domain, const r1cs::cuda::DeviceCompiledCircuit& matrices,
-                     r1cs::ProvingAssignment& pa, const PreparedAbc* prepared, const ProofVectors& v, ProveTimings& t) {
+                     r1cs::ProvingAssignment& pa, const PreparedAbc* prepared, const ProofVectors& v, bool aux_landed,
+                     ProveTimings& t) {
     pa.check_matches_compiled();
     using M = r1cs::cuda::DeviceCompiledCircuit::Matrix;
     const size_t n = domain.size();
     const auto t0 = Clock::now();
-    upload_witness(pa, v, prepared);
+    upload_witness(pa, v, prepared, aux_landed);
     inject_launch_error("compiled circuit products");
     matrices.product(M::kB, v.aux, v.b, n, stream_);
     matrices.product(M::kA, v.aux, v.a, n, stream_);
@@ -591,71 +618,13 @@ class CudaBackend final : public ProverBackend {
     });
   }
   // aux goes by DMA where prepare_assignment page-locked it (a witness-only assignment's), else
-  // through the staging pool.
-  void upload_witness(const r1cs::ProvingAssignment& pa, const ProofVectors& v, const PreparedAbc* prepared = nullptr) {
+  // through the staging pool; the inputs alone when aux_landed.
+  void upload_witness(const r1cs::ProvingAssignment& pa, const ProofVectors& v, const PreparedAbc* prepared = nullptr,
+                      bool aux_landed = false) {
     bool dma_from_locked = false;
-    upload(v.aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), prepared, dma_from_locked);
+    if (!aux_landed) upload(v.aux, pa.aux().data(), pa.num_aux() * sizeof(Fr), prepared, dma_from_locked);
     pool_.upload(v.inputs, pa.inputs().data(), pa.num_inputs() * sizeof(Fr), upload_stream_);
     check(cudaStreamSynchronize(upload_stream_), "witness upload");
-  }
-
-  // H's MSM over its n - 1 coefficients in device memory. They are uniform field elements, so
-  // the window follows from n alone: a fixed window also spares the MSM its counting pass and
-  // host round trip (precomputed copies fix the window themselves).
-  static ec::G1Jacobian msm_h(const ResidentSet& res, const Fr* h, size_t n) {
-    const msm::MsmOptions uniform{.window_bits = res.h->window_bits() ? 0 : msm::cuda::gpu_window_bits(n - 1)};
-    inject_device_oom("cudaMalloc of the MSM workspace for H");
-    inject_launch_error("MSM kernels of H");
-    return msm::cuda::msm(*res.h, 0, n - 1, h, uniform);
-  }
-
-  // As g1_msms_on_cpu, over the bases (resident or streamed) and the witness in device memory:
-  // a and b_g1 hold inputs first, then aux. Each MSM group may grow the workspace, so each makes
-  // room and runs again when the device has none (with_room).
-  void g1_msms_on_gpu(const ResidentSet& res, const r1cs::ProvingAssignment& pa, const Fr* aux, const Fr* inputs,
-                      PendingProof& out, ProveTimings& t) {
-    auto view = [](const r1cs::DensityTracker& d) { return msm::DensityView{d.words(), d.size()}; };
-    // One device-memory request and one launch site per MSM group.
-    auto sites = [](std::string_view group) {
-      inject_device_oom("cudaMalloc of the MSM workspace for ", group);
-      inject_launch_error("MSM kernels of ", group);
-    };
-    auto t0 = Clock::now();
-    out.l = with_room("L's MSM", [&] {
-      sites("L");
-      return msm::cuda::msm(*res.l, 0, pa.num_aux(), aux);
-    });
-    t.msm_l += seconds_since(t0);
-    t0 = Clock::now();
-    const size_t a_aux = pa.a_aux_density().count_ones();
-    if (res.a->size() != pa.num_inputs() + a_aux) throw std::invalid_argument("a query does not fit the circuit");
-    with_room("A's MSMs", [&] {
-      sites("A");
-      out.a_inputs = msm::cuda::msm(*res.a, 0, pa.num_inputs(), inputs);
-      out.a_aux = msm::cuda::msm_with_density(*res.a, pa.num_inputs(), aux, view(pa.a_aux_density()));
-    });
-    t.msm_a = seconds_since(t0);
-    t0 = Clock::now();
-    const size_t b_in = pa.b_input_density().count_ones();
-    if (res.b_g1->size() != b_in + pa.b_aux_density().count_ones()) {
-      throw std::invalid_argument("b_g1 query does not fit the circuit");
-    }
-    with_room("B_G1's MSMs", [&] {
-      sites("B_G1");
-      out.b_g1_inputs = msm::cuda::msm_with_density(*res.b_g1, 0, inputs, view(pa.b_input_density()));
-      out.b_g1_aux = msm::cuda::msm_with_density(*res.b_g1, b_in, aux, view(pa.b_aux_density()));
-    });
-    t.msm_b_g1 = seconds_since(t0);
-    // B in G2 here too: the GPU G2 MSM beats the CPU tail 24-41x (docs/PERF.md), so
-    // prove_finish is left with the assembly alone.
-    t0 = Clock::now();
-    if (res.b_g2->size() != res.b_g1->size()) throw std::invalid_argument("b_g2 query does not fit the circuit");
-    out.b_g2 = with_room("B_G2's MSMs", [&] {
-      sites("B_G2");
-      ec::G2Jacobian b_g2 = msm::cuda::msm_with_density(*res.b_g2, 0, inputs, view(pa.b_input_density()));
-      return b_g2 + msm::cuda::msm_with_density(*res.b_g2, b_in, aux, view(pa.b_aux_density()));
-    });
-    t.msm_b_g2 = seconds_since(t0);
   }
 
   int device_;
@@ -677,6 +646,8 @@ class CudaBackend final : public ProverBackend {
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
   DeviceBuffer<Fr> scratch_;                // a, b, c (3 n), then aux and inputs; the largest seen, reused
   DeviceBuffer<uint8_t> compact_;           // compact a/b/c as uploaded, before their expansion
+  groth16::cuda::WitnessAhead ahead_;       // the next proof's witness, uploaded meanwhile
+  std::atomic<bool> ahead_ready_{false};    // a second witness buffer is there (uploads_ahead)
   groth16::cuda::DeviceMatrices matrices_;  // witness-only circuits' matrices on the device
 };
 

@@ -63,7 +63,8 @@ struct DeviceMemoryPlan {
   size_t resident_bytes = 0, streamed_bytes = 0;      // this set's bases on the device / in host memory
   size_t others = 0;                                  // bytes of other sets' bases left resident
   size_t workspace_limit = 0;                         // the MSM workspace's limit
-  HCopiesPlan h_copies;                               // copies of H's bases (resident H only)
+  size_t witness_ahead = 0;  // a second witness buffer: the next proof's witness goes up into it meanwhile
+  HCopiesPlan h_copies;      // copies of H's bases (resident H only)
   bool all_resident() const;
   // One line for the log and status: "2^27 separate: scratch 17.4 GB, ... ; bases 47.4 GB resident".
   std::string summary() const;
@@ -73,10 +74,12 @@ struct DeviceMemoryPlan {
 // (free memory plus what cuzk holds there, less the margin), beside `others` bytes of other sets'
 // resident bases, for proofs of `shape`: the separate layout when it and the workspace's floor fit
 // with room to spare, else the overlaid one; then each query resident in the order h, l, a, b_g1,
-// b_g2 while it fits beside the workspace's floor; the workspace gets all that is left; copies of
-// H's bases (at most h_copies_limit, 0: no limit, 1: none) only when every base is resident and
-// the workspace has what a whole MSM of H needs.
+// b_g2 while it fits beside the workspace's floor; the workspace gets all that is left; then, when
+// every base is resident and the workspace keeps what a whole MSM of H needs: a second witness
+// buffer in the separate layout (witness_ahead asked: witness-only proofs, whose witness goes up
+// while the previous proof's MSMs run), and copies of H's bases (at most h_copies_limit, 0: no
+// limit, 1: none).
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
-                                    size_t h_points, unsigned h_copies_limit);
+                                    size_t h_points, unsigned h_copies_limit, bool witness_ahead = false);
 
 }  // namespace cuzk::groth16::cuda

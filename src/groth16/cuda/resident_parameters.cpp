@@ -84,7 +84,11 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
   // follows may free the set's bases (or the workspace) for it.
   const size_t have = free_bytes + ours;
   const size_t available = have > margin + taken ? have - margin - taken : 0;
-  return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies);
+  // A second witness buffer where witness-only proofs run (a compiled circuit's matrices placed,
+  // or about to be); never on the urgent lane, whose proofs come one at a time.
+  const bool witness_ahead = !options_.urgent_lane && (outside_ > 0 || taken > 0);
+  return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies,
+                            witness_ahead);
 }
 
 const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held) {

@@ -1,0 +1,135 @@
+// The GPU worker's lookahead (gpu_worker.cpp): for a backend that uploads the next witness while a
+// proof runs (ProverBackend::uploads_ahead), the queue's sole worker holds the next witness-only
+// partition of the same set back and names it to prove_start; it proves that one next, unless work
+// that goes before it came meanwhile. Runs on the CPU backend, which records what it is given.
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.hpp"
+#include "engine_test_jobs.hpp"
+#include "groth16/backend.hpp"
+#include "r1cs/proving_assignment.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Calls {
+  struct Call {
+    const r1cs::ProvingAssignment* pa;
+    const r1cs::ProvingAssignment* next;
+  };
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Call> calls;
+  size_t prepared = 0;
+  // The first proof that names a next waits until this many partitions were prepared (0: none).
+  size_t gate = 0;
+  bool held = false;  // that proof has begun
+};
+
+class AheadBackend final : public groth16::ProverBackend {
+ public:
+  explicit AheadBackend(std::shared_ptr<Calls> calls) : calls_(std::move(calls)) {}
+  std::string name() const override { return "ahead-cpu"; }
+  bool uploads_ahead() const override { return true; }
+  void prepare_assignment(r1cs::ProvingAssignment&) override {
+    std::lock_guard lock(calls_->mutex);
+    calls_->prepared++;
+    calls_->changed.notify_all();
+  }
+  groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const ff::Fr& r,
+                                    const ff::Fr& s, groth16::ProveTimings* t,
+                                    const r1cs::ProvingAssignment* next) override {
+    if (next) {
+      EXPECT_NE(next, &pa);
+      EXPECT_TRUE(next->abc_pending()) << "a witness-only partition, not yet proved";
+      EXPECT_EQ(next->num_constraints(), pa.num_constraints()) << "of the same set";
+    }
+    {
+      std::unique_lock lock(calls_->mutex);
+      calls_->calls.push_back({&pa, next});
+      if (next && calls_->gate && !calls_->held) {
+        calls_->held = true;
+        calls_->changed.notify_all();
+        calls_->changed.wait_for(lock, 60s, [&] { return calls_->prepared >= calls_->gate; });
+      }
+    }
+    std::this_thread::sleep_for(next ? 100ms : 20ms);  // the queue fills meanwhile (a pushed partition too)
+    return cpu_->prove_start(params, pa, r, s, t);
+  }
+
+ private:
+  std::shared_ptr<Calls> calls_;
+  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
+};
+
+EngineConfig ahead_config(const std::string& dir, const std::shared_ptr<Calls>& calls) {
+  auto cfg = cpu_test_config(dir);
+  cfg.witness_synthesis = WitnessSynthesis::kOn;
+  // One synthesis at a time: a job's partitions reach the GPU queue in their order, so that none
+  // comes after the held one and goes before it (that case is the second test's).
+  cfg.synthesis_workers = 1;
+  cfg.make_backend = [calls] { return std::make_unique<AheadBackend>(calls); };
+  return cfg;
+}
+
+// Every partition named as the next is the one proved next; the proofs verify, nothing is left.
+TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
+  test::TempDir dir("cuzk-gpu-worker-test");
+  auto calls = std::make_shared<Calls>();
+  Engine engine(ahead_config(dir.path, calls));
+  const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 12, 6, 0, 71)));
+  ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_TRUE(r.verified);
+  std::lock_guard lock(calls->mutex);
+  ASSERT_EQ(calls->calls.size(), 6u);
+  size_t named = 0;
+  for (size_t i = 0; i + 1 < calls->calls.size(); i++) {
+    if (!calls->calls[i].next) continue;
+    named++;
+    EXPECT_EQ(calls->calls[i + 1].pa, calls->calls[i].next) << "call " << i;
+  }
+  EXPECT_FALSE(calls->calls.back().next) << "nothing left to name";
+  EXPECT_GE(named, 1u) << "the queue never held a partition behind the one proved";
+  expect_idle(engine);
+}
+
+// A held partition gives way to a job of a higher priority that came while the proof ran, and is
+// proved right after it.
+TEST(GpuWorkerTest, AHeldPartitionGivesWayToWorkThatGoesFirst) {
+  test::TempDir dir("cuzk-gpu-worker-test");
+  auto calls = std::make_shared<Calls>();
+  calls->gate = 4;  // the low job's three partitions and the high one's
+  Engine engine(ahead_config(dir.path, calls));
+  const std::string low = engine.submit(synthetic_job(1 << 12, 3, 0, 73));
+  {
+    std::unique_lock lock(calls->mutex);
+    ASSERT_TRUE(calls->changed.wait_for(lock, 60s, [&] { return calls->held; })) << "no partition was held";
+  }
+  const std::string high = engine.submit(synthetic_job(1 << 12, 1, 5, 73));  // the same set, before it
+  for (const auto& id : {low, high}) {
+    const JobResult r = await_end(engine, id);
+    EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+    EXPECT_TRUE(r.verified);
+  }
+  std::lock_guard lock(calls->mutex);
+  ASSERT_EQ(calls->calls.size(), 4u);
+  size_t i = 0;
+  while (i < calls->calls.size() && !calls->calls[i].next) i++;
+  ASSERT_LT(i + 2, calls->calls.size());
+  // Partitions that came later go after the held one, unless they go before it: the one proved in
+  // its place is the high-priority job's.
+  EXPECT_NE(calls->calls[i + 1].pa, calls->calls[i].next) << "the held partition did not give way";
+  EXPECT_EQ(calls->calls[i + 2].pa, calls->calls[i].next) << "the held partition right after it";
+  expect_idle(engine);
+}
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -20,13 +20,15 @@ void Engine::Impl::run_gpu_worker(Device& device, unsigned index, PartitionQueue
   const std::string name = gpu_worker_prefix(*device.backend, &device == urgent_lane.get()) + std::to_string(index);
   name_this_thread(name);
   ff::OsRng rng;
-  // Another worker (or device) would take the held partition sooner: only the queue's sole worker holds one.
-  const bool sole = &queue == &gpu_queue && devices.size() == 1 && std::max(1u, config.gpu_workers_per_device) == 1;
+  // Another worker (or device) would take the held partition sooner: only the queue's sole worker
+  // holds one. Only under the budget policy: the others bound memory by the queue's capacity.
+  const bool sole = &queue == &gpu_queue && devices.size() == 1 && std::max(1u, config.gpu_workers_per_device) == 1 &&
+                    config.policy == Policy::kBudget;
   std::shared_ptr<Partition> next;
   while (auto p = next ? held_or_before(queue, next) : queue.pop()) {
     if (sole && device.backend->uploads_ahead()) {
       next = queue.try_pop_if([&](const Partition& q) {
-        return q.witness_only && q.assignment && q.params && q.params == p->params && !q.job->stop;
+        return q.assignment && q.assignment->abc_pending() && q.params && q.params == p->params && !q.job->stop;
       });
     }
     try {

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -28,10 +29,9 @@ struct Calls {
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<Call> calls;
-  size_t prepared = 0;
-  // The first proof that names a next waits until this many partitions were prepared (0: none).
-  size_t gate = 0;
-  bool held = false;  // that proof has begun
+  // gated: the first proof that names a next waits until the test opens the gate.
+  bool gated = false, held = false, open = false;
+  size_t held_at = 0;  // the calls made when it held (that one's included)
 };
 
 class AheadBackend final : public groth16::ProverBackend {
@@ -39,11 +39,6 @@ class AheadBackend final : public groth16::ProverBackend {
   explicit AheadBackend(std::shared_ptr<Calls> calls) : calls_(std::move(calls)) {}
   std::string name() const override { return "ahead-cpu"; }
   bool uploads_ahead() const override { return true; }
-  void prepare_assignment(r1cs::ProvingAssignment&) override {
-    std::lock_guard lock(calls_->mutex);
-    calls_->prepared++;
-    calls_->changed.notify_all();
-  }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const ff::Fr& r,
                                     const ff::Fr& s, groth16::ProveTimings* t,
                                     const r1cs::ProvingAssignment* next) override {
@@ -55,13 +50,14 @@ class AheadBackend final : public groth16::ProverBackend {
     {
       std::unique_lock lock(calls_->mutex);
       calls_->calls.push_back({&pa, next});
-      if (next && calls_->gate && !calls_->held) {
+      if (next && calls_->gated && !calls_->held) {
         calls_->held = true;
+        calls_->held_at = calls_->calls.size();
         calls_->changed.notify_all();
-        calls_->changed.wait_for(lock, 60s, [&] { return calls_->prepared >= calls_->gate; });
+        EXPECT_TRUE(calls_->changed.wait_for(lock, 60s, [&] { return calls_->open; })) << "the gate never opened";
       }
     }
-    std::this_thread::sleep_for(next ? 100ms : 20ms);  // the queue fills meanwhile (a pushed partition too)
+    std::this_thread::sleep_for(20ms);  // the queue fills meanwhile
     return cpu_->prove_start(params, pa, r, s, t);
   }
 
@@ -81,6 +77,8 @@ EngineConfig ahead_config(const std::string& dir, const std::shared_ptr<Calls>& 
 }
 
 // Every partition named as the next is the one proved next; the proofs verify, nothing is left.
+// (Addresses compare soundly: a named partition lives until it is proved, so no other assignment
+// can have its address by then.)
 TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
   test::TempDir dir("cuzk-gpu-worker-test");
   auto calls = std::make_shared<Calls>();
@@ -106,21 +104,36 @@ TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
 TEST(GpuWorkerTest, AHeldPartitionGivesWayToWorkThatGoesFirst) {
   test::TempDir dir("cuzk-gpu-worker-test");
   auto calls = std::make_shared<Calls>();
-  calls->gate = 4;  // the low job's three partitions and the high one's
+  calls->gated = true;
   Engine engine(ahead_config(dir.path, calls));
-  const std::string low = engine.submit(synthetic_job(1 << 12, 3, 0, 73));
+  constexpr size_t kLow = 3;
+  const std::string low = engine.submit(synthetic_job(1 << 12, kLow, 0, 73));
+  size_t proved = 0;
   {
     std::unique_lock lock(calls->mutex);
     ASSERT_TRUE(calls->changed.wait_for(lock, 60s, [&] { return calls->held; })) << "no partition was held";
+    proved = calls->held_at;  // the one on the GPU included
   }
   const std::string high = engine.submit(synthetic_job(1 << 12, 1, 5, 73));  // the same set, before it
+  // The low job's partitions left (neither proved nor held) and the high one's wait in the GPU queue.
+  const size_t waiting = kLow - proved - 1 + 1;
+  const auto until = std::chrono::steady_clock::now() + 60s;
+  while (engine.snapshot().gpu_queue_depth < waiting && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(engine.snapshot().gpu_queue_depth, waiting);
+  {
+    std::lock_guard lock(calls->mutex);
+    calls->open = true;
+    calls->changed.notify_all();
+  }
   for (const auto& id : {low, high}) {
     const JobResult r = await_end(engine, id);
     EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
     EXPECT_TRUE(r.verified);
   }
   std::lock_guard lock(calls->mutex);
-  ASSERT_EQ(calls->calls.size(), 4u);
+  ASSERT_EQ(calls->calls.size(), kLow + 1);
   size_t i = 0;
   while (i < calls->calls.size() && !calls->calls[i].next) i++;
   ASSERT_LT(i + 2, calls->calls.size());

@@ -156,12 +156,16 @@ TEST(PartitionQueueTest, TakesTheFirstItemOnlyWhenAsked) {
   q.push_unbounded(p->key, p);
   EXPECT_EQ(q.try_pop_if([](const Partition& x) { return x.key.partition == 2; }), p);
   EXPECT_EQ(q.try_pop_if([](const Partition&) { return true; }), nullptr) << "empty";
-  // A taken item frees its place in a bounded queue.
+  // A taken item frees its place in a bounded queue (a producer waiting for it goes on).
   EXPECT_TRUE(q.push({}, p));
-  std::thread producer([&] { EXPECT_TRUE(q.push({}, p)); });
-  std::this_thread::sleep_for(20ms);
+  auto producer = std::async(std::launch::async, [&] { return q.push({}, p); });
+  EXPECT_EQ(producer.wait_for(20ms), std::future_status::timeout) << "the queue is full";
   EXPECT_EQ(q.try_pop_before({-1, 0, 0}), p);
-  producer.join();
+  if (producer.wait_for(10s) != std::future_status::ready) {
+    ADD_FAILURE() << "the producer was not woken";
+    q.close();
+  }
+  EXPECT_TRUE(producer.get());
   EXPECT_EQ(q.size(), 1u);
   q.close();
   EXPECT_EQ(q.try_pop_if([](const Partition&) { return true; }), nullptr) << "closed";

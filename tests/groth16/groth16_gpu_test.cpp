@@ -532,10 +532,12 @@ TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
   gpu->release_parameters(params);
 }
 
-// The next proof's witness goes up while the one before runs (prove_start's `next`): the proof
-// then reads the copy that went up ahead (its host aux, changed afterwards, is not read again),
-// and a next that does not come costs nothing: the proof that comes instead, and the named one
-// later, upload their own. Every proof equals the CPU backend's from full synthesis.
+// The next proof's witness goes up while the one before runs (prove_start's `next`), into the
+// buffer that proof does not read (the spare, then the scratch's own): the proof then reads the
+// copy that went up ahead (its host aux, changed afterwards, is not read again). A next that does
+// not come costs nothing: the proof that comes instead, and the named one later, upload their own
+// (its host aux, changed after it went up ahead, is read). Every proof equals the CPU backend's
+// for the same witness (from full synthesis, or from the changed witness-only assignment).
 TEST_F(CudaBackendProofTest, TheNextWitnessGoesUpAheadOfItsProof) {
   auto gpu = make_cuda_backend(0);
   auto cpu = make_cpu_backend();
@@ -553,6 +555,10 @@ TEST_F(CudaBackendProofTest, TheNextWitnessGoesUpAheadOfItsProof) {
     auto pa = synthesize(with_seed(k));
     return cpu->prove_start(params, pa, r, s);
   };
+  auto change_aux = [](const r1cs::ProvingAssignment& pa) {
+    Fr* host_aux = const_cast<Fr*>(pa.aux().data());
+    for (size_t i = 0; i < 1000; i++) host_aux[i] = Fr::from_u64(i + 7);
+  };
   std::vector<r1cs::ProvingAssignment> w;
   w.reserve(5);
   for (uint64_t k = 0; k < 5; k++) {
@@ -562,15 +568,18 @@ TEST_F(CudaBackendProofTest, TheNextWitnessGoesUpAheadOfItsProof) {
   }
   expect_same(gpu->prove_start(params, w[0], r, s, nullptr, &w[1]), want(0));
   EXPECT_TRUE(gpu->uploads_ahead()) << "the plan has room for a second witness buffer on this card";
-  // w[1]'s aux is on the device: its host copy changed now must not reach the proof.
-  const PendingProof w1 = want(1);
-  Fr* host_aux = const_cast<Fr*>(w[1].aux().data());
-  for (size_t i = 0; i < 1000; i++) host_aux[i] = Fr::zero();
+  // w[1] went into the spare, w[2] into the scratch: changes to their host aux must not reach the proofs.
+  const PendingProof w1 = want(1), w2 = want(2);
+  change_aux(w[1]);
   expect_same(gpu->prove_start(params, w[1], r, s, nullptr, &w[2]), w1);
-  expect_same(gpu->prove_start(params, w[2], r, s, nullptr, &w[3]), want(2));
-  // w[3] was named but w[4] comes: it uploads its own, and so does w[3] after it.
+  change_aux(w[2]);
+  expect_same(gpu->prove_start(params, w[2], r, s, nullptr, &w[3]), w2);
+  // w[3] was named but w[4] comes: it uploads its own, and so does w[3] after it, changed since.
   expect_same(gpu->prove_start(params, w[4], r, s), want(4));
-  expect_same(gpu->prove_start(params, w[3], r, s), want(3));
+  auto w3_changed = synthesize_witness(with_seed(3), compiled);
+  change_aux(w3_changed);
+  change_aux(w[3]);
+  expect_same(gpu->prove_start(params, w[3], r, s), cpu->prove_start(params, w3_changed, r, s));
   gpu->release_parameters(params);
 }
 

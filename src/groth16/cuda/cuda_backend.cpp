@@ -158,7 +158,7 @@ class CudaBackend final : public ProverBackend {
     std::lock_guard lock(mutex_);
     msm::cuda::LaneScope lane(msm_lane());
     PublishReleasedOnExit publish{resident_};
-    AheadLanded landed{ahead_, upload_stream_};
+    AheadLanded landed{ahead_, upload_stream_, witness_in_use_};
     PendingProof out = prove_start_locked(params, pa, r, s, timings, next);
     landed.kept = true;
     resident_.release_host_copies();  // a set placed by this proof, or streamed no more
@@ -189,6 +189,7 @@ class CudaBackend final : public ProverBackend {
     std::lock_guard lock(mutex_);
     msm::cuda::LaneScope lane(msm_lane());
     set_device();
+    release_spare_before_placing(params);
     resident_.get(params, buffers_held());
     resident_.release_host_copies();
     // The domain a proof with these parameters needs (H has n - 1 points).
@@ -210,13 +211,16 @@ class CudaBackend final : public ProverBackend {
     }
     with_room("the compiled circuit's matrices", [&] {
       place_matrices_locked(params, compiled);
+      release_spare_before_placing(params);
       resident_.get(params, buffers_held());
     });
     std::string why = abc_off_device();
     if (!why.empty()) {  // its proofs go by full synthesis: the matrices' room back to the set's plan
       matrices_.erase(compiled);
       resident_.set_outside_bytes(matrices_.bytes());
+      resident_.set_witness_only(params, false);
       with_room("the set placed again", [&] {
+        ahead_.release();
         resident_.replan(params, buffers_held());
         resident_.get(params, buffers_held());
       });
@@ -270,13 +274,20 @@ class CudaBackend final : public ProverBackend {
   struct AheadLanded {
     groth16::cuda::WitnessAhead& ahead;
     cudaStream_t stream;
+    const Fr*& in_use;
     bool kept = false;
     ~AheadLanded() {
       if (cudaStreamSynchronize(stream) != cudaSuccess) kept = false;
       if (!kept) ahead.forget();
+      in_use = nullptr;
       cudaGetLastError();
     }
   };
+  // A set about to be placed (again) gets a plan made anew: the second witness buffer's room goes
+  // back first, so that the bases find it free (the new plan may give it to them).
+  void release_spare_before_placing(const Parameters& params) {
+    if (resident_.will_place(params)) ahead_.release();
+  }
   PendingProof prove_start_locked(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
                                   ProveTimings* timings, const r1cs::ProvingAssignment* next) {
     ProveTimings local;
@@ -301,11 +312,15 @@ class CudaBackend final : public ProverBackend {
     uint8_t* compact_area = nullptr;
     with_room("the proof's buffers", [&] {
       if (pa.abc_pending()) matrices = &place_matrices_locked(params, pa.compiled_shared());
+      release_spare_before_placing(params);
       res = &resident_.get(params, buffers_held());
       plan_ = resident_.plan();
       domain = &domain_for(log_n);
       v = proof_vectors(n, pa);
-      ahead_.fit(plan_.witness_ahead);
+      if (!ahead_.fit(plan_.witness_ahead)) {  // its room back to the MSMs
+        resident_.witness_ahead_refused();
+        plan_ = resident_.plan();
+      }
       compact_area = compact_area_for(prepared.get());
     });
     ahead_ready_ = ahead_.bytes() > 0;
@@ -317,6 +332,7 @@ class CudaBackend final : public ProverBackend {
       v.aux = landed;
       v.inputs = landed + pa.num_aux();
     }
+    witness_in_use_ = v.aux;
     if (matrices && overlaid) {
       // The overlaid layout puts the witness over a and b, which the products need beside it. The
       // engine asked (abc_off_device) before it synthesized; a plan made again since (another
@@ -429,6 +445,11 @@ class CudaBackend final : public ProverBackend {
       } catch (const std::runtime_error& e) {
         if (step >= 2 || std::string_view(e.what()).find("cudaErrorMemoryAllocation") == std::string_view::npos) {
           throw;
+        }
+        // The second witness buffer first (the most optional), unless this proof reads it.
+        if (witness_in_use_ != ahead_.spare()) {
+          cudaStreamSynchronize(upload_stream_);
+          ahead_.release();
         }
         const std::string freed = resident_.make_room(step);
         std::fprintf(stderr, "cuzk: %s ran out of device memory for %s (%s); freed %s; trying again\n", name().c_str(),
@@ -568,6 +589,8 @@ class CudaBackend final : public ProverBackend {
   const r1cs::cuda::DeviceCompiledCircuit& place_matrices_locked(
       const Parameters& params, const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
     if (!matrices_.has(compiled)) {
+      ahead_.release();  // the set's plan is made again, with a second witness buffer where it has room
+      resident_.set_witness_only(params, true);
       const bool kept = resident_.host_released(params);
       if (!kept) resident_.release(params, /*restore_host=*/true);
       inject_device_oom("cudaMalloc of the compiled circuit's matrices");
@@ -648,6 +671,7 @@ class CudaBackend final : public ProverBackend {
   DeviceBuffer<uint8_t> compact_;           // compact a/b/c as uploaded, before their expansion
   groth16::cuda::WitnessAhead ahead_;       // the next proof's witness, uploaded meanwhile
   std::atomic<bool> ahead_ready_{false};    // a second witness buffer is there (uploads_ahead)
+  const Fr* witness_in_use_ = nullptr;      // where the proof in progress reads its witness
   groth16::cuda::DeviceMatrices matrices_;  // witness-only circuits' matrices on the device
 };
 

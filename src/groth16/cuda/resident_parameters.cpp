@@ -84,9 +84,9 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
   // follows may free the set's bases (or the workspace) for it.
   const size_t have = free_bytes + ours;
   const size_t available = have > margin + taken ? have - margin - taken : 0;
-  // A second witness buffer where witness-only proofs run (a compiled circuit's matrices placed,
-  // or about to be); never on the urgent lane, whose proofs come one at a time.
-  const bool witness_ahead = !options_.urgent_lane && (outside_ > 0 || taken > 0);
+  // A second witness buffer for a set of witness-only proofs (its compiled circuit's matrices
+  // placed, or about to be: taken); never on the urgent lane, whose proofs come one at a time.
+  const bool witness_ahead = !options_.urgent_lane && (witness_sets_.count(&params) || taken > 0);
   return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies,
                             witness_ahead);
 }
@@ -172,8 +172,30 @@ void ResidentParameters::place(const Parameters& params, const DeviceMemoryPlan&
   if (!r.b_g2) r.b_g2 = G2Bases::in_host_memory(device_, params.b_g2);
 }
 
+void ResidentParameters::set_witness_only(const Parameters& params, bool on) {
+  if (on) {
+    witness_sets_.insert(&params);
+  } else {
+    witness_sets_.erase(&params);
+  }
+}
+
+bool ResidentParameters::will_place(const Parameters& params) const {
+  auto it = sets_.find(&params);
+  return it == sets_.end() || (it->second.generation != generation_ && it->second.any_streamed());
+}
+
+void ResidentParameters::witness_ahead_refused() {
+  std::lock_guard lock(plan_mutex_);
+  if (!plan_.witness_ahead) return;
+  plan_.workspace_limit += plan_.witness_ahead;
+  plan_.witness_ahead = 0;
+  msm::cuda::set_workspace_limit(device_, plan_.workspace_limit);
+}
+
 void ResidentParameters::release(const Parameters& params, bool restore_host) {
   if (!restore_host) {  // the caller frees the set
+    witness_sets_.erase(&params);
     {
       std::lock_guard lock(kept_mutex_);
       kept_.erase(&params);
@@ -198,6 +220,7 @@ void ResidentParameters::clear() {
     std::lock_guard lock(kept_mutex_);
     kept_.clear();
   }
+  witness_sets_.clear();
   sets_.clear();
   pins_between_.clear();
   total_ = 0;

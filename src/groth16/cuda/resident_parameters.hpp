@@ -75,6 +75,15 @@ class ResidentParameters {
   // Device bytes the backend holds outside the plans (its compiled circuits' matrices): the
   // urgent lane's limit counts them.
   void set_outside_bytes(size_t bytes) { outside_ = bytes; }
+  // The set's proofs are witness-only (its compiled circuit's matrices are on the device): its
+  // plans give a second witness buffer where there is room (DeviceMemoryPlan::witness_ahead).
+  // Forgotten when the set is released for good.
+  void set_witness_only(const Parameters& params, bool on);
+  // Whether get() would place the set now (it is not resident, or is to be placed again).
+  bool will_place(const Parameters& params) const;
+  // The backend could not allocate the plan's second witness buffer: its bytes go back to the
+  // MSM workspace, and the plan in force says so.
+  void witness_ahead_refused();
   // Whether the set's host copy is given back now.
   bool host_released(const Parameters& params) const {
     auto it = sets_.find(&params);
@@ -142,7 +151,8 @@ class ResidentParameters {
   CudaBackendOptions options_;
   std::string owner_;
   std::map<const Parameters*, ResidentSet> sets_;
-  size_t outside_ = 0;  // set_outside_bytes
+  size_t outside_ = 0;                        // set_outside_bytes
+  std::set<const Parameters*> witness_sets_;  // set_witness_only
   // A set released to be placed again (release with restore_host) keeps its host pages locked
   // until get() places it: locking 60 GB again takes seconds.
   std::map<const Parameters*, std::unique_ptr<PinnedParameters>> pins_between_;

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <exception>
 
-#include "cuda/check.hpp"
 #include "groth16/cuda/piece_locks.hpp"
 #include "groth16/cuda/prepared_abc.hpp"
 
@@ -11,18 +10,19 @@ namespace cuzk::groth16::cuda {
 
 using ff::Fr;
 
-void WitnessAhead::fit(size_t planned_bytes) {
+bool WitnessAhead::fit(size_t planned_bytes) {
   const size_t scalars = planned_bytes / sizeof(Fr);
-  if (spare_.size() == scalars) return;
+  if (spare_.size() == scalars) return true;
   forget();
   spare_.reset();
-  if (scalars == 0 || planned_bytes == refused_) return;
+  if (scalars == 0) return true;
   try {
     spare_ = cuzk::cuda::DeviceBuffer<Fr>(scalars);
+    return true;
   } catch (const std::exception& e) {  // optional: the proofs upload their own witness
     cudaGetLastError();
-    refused_ = planned_bytes;
     std::fprintf(stderr, "cuzk: no second witness buffer (%s): each witness goes up in its own proof\n", e.what());
+    return false;
   }
 }
 
@@ -46,11 +46,18 @@ bool WitnessAhead::start(const r1cs::ProvingAssignment& next, const Fr* in_use, 
   const size_t witness = count + next.num_inputs();  // the inputs follow aux (prove_start's upload)
   Fr* to = in_use == primary ? spare_.get() : primary;
   if (witness > (to == primary ? primary_scalars : spare_.size())) return false;
+  cudaError_t error = cudaSuccess;
   for_each_pin_piece(aux, count * sizeof(Fr), [&](size_t offset, size_t piece) {
-    cuzk::cuda::check(cudaMemcpyAsync(reinterpret_cast<char*>(to) + offset, reinterpret_cast<const char*>(aux) + offset,
-                                      piece, cudaMemcpyHostToDevice, stream),
-                      "the next proof's witness upload");
+    if (error == cudaSuccess) {
+      error = cudaMemcpyAsync(reinterpret_cast<char*>(to) + offset, reinterpret_cast<const char*>(aux) + offset, piece,
+                              cudaMemcpyHostToDevice, stream);
+    }
   });
+  if (error != cudaSuccess) {  // the next proof uploads its own; this one goes on
+    cudaGetLastError();
+    std::fprintf(stderr, "cuzk: the next proof's witness could not go up ahead (%s)\n", cudaGetErrorString(error));
+    return false;
+  }
   of_ = prepared;
   where_ = to;
   aux_ = count;

@@ -21,17 +21,19 @@ namespace cuzk::groth16::cuda {
 
 class WitnessAhead {
  public:
-  // The spare buffer at the plan's bytes (0: none). Best effort: a device that refuses the
-  // allocation leaves none (no uploads ahead; said once, not asked again for the same bytes). A
-  // buffer made again forgets what went up.
-  void fit(size_t planned_bytes);
+  // The spare buffer at the plan's bytes (0: none); a buffer made again forgets what went up.
+  // Best effort: false when the device refuses the allocation (logged; then there is none, and no
+  // upload ahead).
+  bool fit(size_t planned_bytes);
   size_t bytes() const { return spare_.bytes(); }
+  const ff::Fr* spare() const { return spare_.get(); }
   // Where pa's aux went up ahead (primary or the spare), else nullptr; the record goes either way.
   ff::Fr* take(const r1cs::ProvingAssignment& pa, ff::Fr* primary);
   // Enqueues next's aux on `stream` into whichever of primary (room for primary_scalars) and the
   // spare the proof in progress does not read (in_use), when next is witness-only, its aux
-  // page-locked by prepare_assignment, and it fits: true when it did. The caller synchronizes
-  // the stream before next may be freed, and calls forget() when that fails.
+  // page-locked by prepare_assignment, and it fits: true when it did. Best effort: a copy the
+  // driver refuses is forgotten (false), and the proof in progress goes on. The caller
+  // synchronizes the stream before next may be freed, and calls forget() when that fails.
   bool start(const r1cs::ProvingAssignment& next, const ff::Fr* in_use, ff::Fr* primary, size_t primary_scalars,
              cudaStream_t stream);
   // What went up is not to be trusted (the primary buffer made again, an upload failed).
@@ -43,7 +45,6 @@ class WitnessAhead {
   std::weak_ptr<const r1cs::AbcPreparation> of_;  // the preparation of the assignment that went up
   ff::Fr* where_ = nullptr;
   size_t aux_ = 0;
-  size_t refused_ = 0;  // the planned bytes the device last refused
 };
 
 }  // namespace cuzk::groth16::cuda

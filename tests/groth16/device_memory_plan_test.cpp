@@ -107,8 +107,9 @@ TEST(DeviceMemoryPlanTest, NeverPlacesMoreThanIsAvailable) {
     const QueryBytes q{(n - 1) * kPoint, shape.aux * kPoint, rng() % n * kPoint, rng() % n * kPoint,
                        rng() % n * 2 * kPoint};
     const size_t available = size_t(rng() % (size_t(160) << 30)), others = size_t(rng() % (size_t(40) << 30));
-    const bool ahead = rng() % 2;
-    const DeviceMemoryPlan p = plan_device_memory(available, others, shape, q, n - 1, unsigned(rng() % 4), ahead);
+    const bool witness_only = rng() % 2;
+    const DeviceMemoryPlan p =
+        plan_device_memory(available, others, shape, q, n - 1, unsigned(rng() % 4), witness_only);
     SCOPED_TRACE(p.summary());
     if (!p.fits) {
       EXPECT_FALSE(p.why.empty());
@@ -123,21 +124,23 @@ TEST(DeviceMemoryPlanTest, NeverPlacesMoreThanIsAvailable) {
     if (p.h_copies.copies > 1) {
       EXPECT_TRUE(p.all_resident());
     }
+    EXPECT_EQ(p.compact_abc == 0, witness_only);
     if (p.witness_ahead) {
-      EXPECT_TRUE(ahead && p.all_resident() && p.layout == ScratchLayout::kSeparate);
+      EXPECT_TRUE(witness_only && p.all_resident() && p.layout == ScratchLayout::kSeparate);
       EXPECT_EQ(p.witness_ahead, 32 * (shape.aux + shape.inputs));
       EXPECT_GE(p.workspace_limit, msm_workspace_whole(n));
     }
   }
 }
 
-// Witness-only proofs get a second witness buffer where every base stays and H's MSM keeps its
-// whole workspace: on the H200 for a 32 GiB partition (4.2 GB, taken before the copies of H),
-// not on the H100 (its MSMs are chunked already), nor when it is not asked for.
-TEST(DeviceMemoryPlanTest, ASecondWitnessBufferOnlyWhereItLeavesTheMsmsWhole) {
+// Witness-only proofs need no room for compact a/b/c (the MSMs get it), and get a second witness
+// buffer where every base stays and H's MSM keeps its whole workspace: on the H200 for a 32 GiB
+// partition (4.2 GB, taken before the copies of H), not on the H100 (its MSMs are chunked
+// already), nor for full synthesis.
+TEST(DeviceMemoryPlanTest, WitnessOnlyProofsGetTheCompactRoomAndASecondWitnessBuffer) {
   const size_t h200 = available_on(size_t(143771) << 20), h100 = available_on(size_t(81559) << 20);
-  const auto plan = [&](size_t available, bool ahead) {
-    return plan_device_memory(available, 0, kPoRep32, porep32_queries(), kPoRep32.n - 1, 0, ahead);
+  const auto plan = [&](size_t available, bool witness_only) {
+    return plan_device_memory(available, 0, kPoRep32, porep32_queries(), kPoRep32.n - 1, 0, witness_only);
   };
   const DeviceMemoryPlan with = plan(h200, true), without = plan(h200, false);
   ASSERT_TRUE(with.fits && without.fits);
@@ -149,7 +152,12 @@ TEST(DeviceMemoryPlanTest, ASecondWitnessBufferOnlyWhereItLeavesTheMsmsWhole) {
   EXPECT_GE(with.h_copies.copies, 2u) << "copies of H still fit beside it";
   EXPECT_GE(with.workspace_limit, msm_workspace_whole(kPoRep32.n));
   EXPECT_LE(planned_bytes(with, kPoRep32.n - 1), with.available);
-  EXPECT_EQ(plan(h100, true).witness_ahead, 0u) << plan(h100, true).summary();
+  EXPECT_EQ(with.compact_abc, 0u);
+  EXPECT_GT(without.compact_abc, 2 * kGB);
+  const DeviceMemoryPlan h100_witness = plan(h100, true), h100_full = plan(h100, false);
+  EXPECT_EQ(h100_witness.witness_ahead, 0u) << h100_witness.summary();
+  EXPECT_EQ(h100_witness.workspace_limit, h100_full.workspace_limit + h100_full.compact_abc)
+      << "compact a/b/c's room goes to the MSMs";
 }
 
 TEST(DeviceMemoryPlanTest, NoRoomOrNoPointsMeansNoCopies) {

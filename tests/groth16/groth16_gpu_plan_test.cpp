@@ -122,8 +122,8 @@ TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
   const PendingProof want = make_cpu_backend()->prove_start(params, pa_cpu, r, s);
 
   const cuda::ProofShape shape = cuda::proof_shape(params);
-  const cuda::DeviceMemoryPlan roomy =
-      cuda::plan_device_memory(size_t(1) << 40, 0, shape, cuda::query_bytes(params), params.h.size(), 1);
+  const cuda::DeviceMemoryPlan roomy = cuda::plan_device_memory(size_t(1) << 40, 0, shape, cuda::query_bytes(params),
+                                                                params.h.size(), 1, /*witness_only=*/true);
   const size_t witness = shape.aux + shape.inputs;
   const size_t overlaid_fixed = 32 * std::max(2 * n, witness) + roomy.twiddles + roomy.compact_abc;
   // The overlaid layout and the workspace's floor, 40 MiB for the kernels' loading, and room for

@@ -283,10 +283,13 @@ class CudaBackend final : public ProverBackend {
       cudaGetLastError();
     }
   };
-  // A set about to be placed (again) gets a plan made anew: the second witness buffer's room goes
-  // back first, so that the bases find it free (the new plan may give it to them).
+  // A set about to be placed (again) gets a plan made anew: the second witness buffer's room and
+  // compact a/b/c's go back first, so that the bases find it free (the new plan may give it to
+  // them); a later proof takes them again where the plan has them.
   void release_spare_before_placing(const Parameters& params) {
-    if (resident_.will_place(params)) ahead_.release();
+    if (!resident_.will_place(params)) return;
+    ahead_.release();
+    compact_.reset();
   }
   PendingProof prove_start_locked(const Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r, const Fr& s,
                                   ProveTimings* timings, const r1cs::ProvingAssignment* next) {
@@ -498,7 +501,10 @@ class CudaBackend final : public ProverBackend {
             aligned(z.kinds.size() * 4) + aligned(z.chunk_offsets.size() * 4) + aligned(z.others.size() * sizeof(Fr));
       }
     }
-    if (compact_bytes == 0) return nullptr;
+    if (compact_bytes == 0) {
+      if (!plan_.compact_abc) compact_.reset();  // witness-only proofs: its room is the MSMs'
+      return nullptr;
+    }
     inject_device_oom("cudaMalloc of the compact a/b/c area");
     return grown(compact_, compact_bytes);
   }

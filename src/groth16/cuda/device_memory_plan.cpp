@@ -105,7 +105,7 @@ std::string DeviceMemoryPlan::summary() const {
 }
 
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
-                                    size_t h_points, unsigned h_copies_limit, bool witness_ahead) {
+                                    size_t h_points, unsigned h_copies_limit, bool witness_only) {
   const size_t n = shape.n, witness = shape.aux + shape.inputs;
   const size_t room = available > others ? available - others : 0;
   const size_t floor = msm_workspace_floor(n);
@@ -116,7 +116,7 @@ DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const Proof
     p.layout = layout;
     p.scratch = kScalarBytes * (layout == ScratchLayout::kSeparate ? 3 * n + witness : std::max(2 * n, witness));
     p.twiddles = kTwiddleBytes * n;
-    p.compact_abc = kCompactAbcBytes * n;
+    p.compact_abc = witness_only ? 0 : kCompactAbcBytes * n;  // a/b/c never go up compacted
     const size_t fixed = p.scratch + p.twiddles + p.compact_abc;
     p.fits = fixed + floor <= room;
     if (!p.fits) {
@@ -142,7 +142,7 @@ DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const Proof
     // without).
     const size_t keep = std::max(msm_workspace_whole(n), floor);
     const size_t witness_bytes = kScalarBytes * witness;
-    if (witness_ahead && layout == ScratchLayout::kSeparate && p.all_resident() &&
+    if (witness_only && layout == ScratchLayout::kSeparate && p.all_resident() &&
         p.workspace_limit >= keep + witness_bytes) {
       p.witness_ahead = witness_bytes;
       p.workspace_limit -= witness_bytes;

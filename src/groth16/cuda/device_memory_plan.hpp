@@ -76,10 +76,11 @@ struct DeviceMemoryPlan {
 // with room to spare, else the overlaid one; then each query resident in the order h, l, a, b_g1,
 // b_g2 while it fits beside the workspace's floor; the workspace gets all that is left; then, when
 // every base is resident and the workspace keeps what a whole MSM of H needs: a second witness
-// buffer in the separate layout (witness_ahead asked: witness-only proofs, whose witness goes up
-// while the previous proof's MSMs run), and copies of H's bases (at most h_copies_limit, 0: no
-// limit, 1: none).
+// buffer in the separate layout (for witness-only proofs, whose witness goes up while the
+// previous proof's MSMs run), and copies of H's bases (at most h_copies_limit, 0: no limit, 1:
+// none). witness_only: the proofs are witness-only (a/b/c formed on the device, never uploaded),
+// so no room for compact a/b/c, and the second witness buffer where it fits.
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
-                                    size_t h_points, unsigned h_copies_limit, bool witness_ahead = false);
+                                    size_t h_points, unsigned h_copies_limit, bool witness_only = false);
 
 }  // namespace cuzk::groth16::cuda

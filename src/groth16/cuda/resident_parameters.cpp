@@ -84,11 +84,13 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
   // follows may free the set's bases (or the workspace) for it.
   const size_t have = free_bytes + ours;
   const size_t available = have > margin + taken ? have - margin - taken : 0;
-  // A second witness buffer for a set of witness-only proofs (its compiled circuit's matrices
-  // placed, or about to be: taken); never on the urgent lane, whose proofs come one at a time.
-  const bool witness_ahead = !options_.urgent_lane && (witness_sets_.count(&params) || taken > 0);
+  // Witness-only proofs (its compiled circuit's matrices placed, or about to be: taken), and the
+  // other resident sets' too: no compact a/b/c, a second witness buffer where it fits. Never on the
+  // urgent lane, whose proofs come one at a time.
+  bool witness_only = !options_.urgent_lane && (witness_sets_.count(&params) || taken > 0);
+  for (const auto& [p, r] : sets_) witness_only = witness_only && (p == &params || witness_sets_.count(p));
   return plan_device_memory(available, others, shape, query_bytes(params), params.h.size(), options_.h_copies,
-                            witness_ahead);
+                            witness_only);
 }
 
 const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held) {

@@ -29,9 +29,23 @@ struct Calls {
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<Call> calls;
-  // gated: the first proof that names a next waits until the test opens the gate.
-  bool gated = false, held = false, open = false;
+  // The first proof waits until the test opens first_gate (the job's other partitions queued
+  // meanwhile); with hold_gate, the first proof that names a next waits for held_gate too.
+  bool first_gate = false, hold_gate = false, held = false;
   size_t held_at = 0;  // the calls made when it held (that one's included)
+
+  // Opens a gate once the engine's GPU queue holds `depth` partitions (or 60 s passed).
+  void open_at_depth(Engine& engine, size_t depth, bool Calls::*gate) {
+    const auto until = std::chrono::steady_clock::now() + 60s;
+    while (engine.snapshot().gpu_queue_depth < depth && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(5ms);
+    }
+    EXPECT_GE(engine.snapshot().gpu_queue_depth, depth);
+    std::lock_guard lock(mutex);
+    this->*gate = true;
+    changed.notify_all();
+  }
+  bool first_open = false, hold_open = false;
 };
 
 class AheadBackend final : public groth16::ProverBackend {
@@ -50,11 +64,14 @@ class AheadBackend final : public groth16::ProverBackend {
     {
       std::unique_lock lock(calls_->mutex);
       calls_->calls.push_back({&pa, next});
-      if (next && calls_->gated && !calls_->held) {
+      if (calls_->first_gate && calls_->calls.size() == 1) {
+        EXPECT_TRUE(calls_->changed.wait_for(lock, 60s, [&] { return calls_->first_open; })) << "first gate";
+      }
+      if (next && calls_->hold_gate && !calls_->held) {
         calls_->held = true;
         calls_->held_at = calls_->calls.size();
         calls_->changed.notify_all();
-        EXPECT_TRUE(calls_->changed.wait_for(lock, 60s, [&] { return calls_->open; })) << "the gate never opened";
+        EXPECT_TRUE(calls_->changed.wait_for(lock, 60s, [&] { return calls_->hold_open; })) << "hold gate";
       }
     }
     std::this_thread::sleep_for(20ms);  // the queue fills meanwhile
@@ -82,8 +99,20 @@ EngineConfig ahead_config(const std::string& dir, const std::shared_ptr<Calls>& 
 TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
   test::TempDir dir("cuzk-gpu-worker-test");
   auto calls = std::make_shared<Calls>();
+  calls->first_gate = true;
   Engine engine(ahead_config(dir.path, calls));
-  const JobResult r = await_end(engine, engine.submit(synthetic_job(1 << 12, 6, 0, 71)));
+  const std::string id = engine.submit(synthetic_job(1 << 12, 6, 0, 71));
+  // The first partition proving, the second perhaps held: the others wait in the queue.
+  while (true) {
+    std::unique_lock lock(calls->mutex);
+    if (calls->changed.wait_for(lock, 10ms, [&] { return !calls->calls.empty(); })) break;
+  }
+  const bool first_named = [&] {
+    std::lock_guard lock(calls->mutex);
+    return calls->calls[0].next != nullptr;
+  }();
+  calls->open_at_depth(engine, first_named ? 4 : 5, &Calls::first_open);
+  const JobResult r = await_end(engine, id);
   ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_TRUE(r.verified);
   std::lock_guard lock(calls->mutex);
@@ -95,7 +124,7 @@ TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
     EXPECT_EQ(calls->calls[i + 1].pa, calls->calls[i].next) << "call " << i;
   }
   EXPECT_FALSE(calls->calls.back().next) << "nothing left to name";
-  EXPECT_GE(named, 1u) << "the queue never held a partition behind the one proved";
+  EXPECT_GE(named, 4u) << "every proof after the first names the next (all were queued)";
   expect_idle(engine);
 }
 
@@ -104,10 +133,21 @@ TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
 TEST(GpuWorkerTest, AHeldPartitionGivesWayToWorkThatGoesFirst) {
   test::TempDir dir("cuzk-gpu-worker-test");
   auto calls = std::make_shared<Calls>();
-  calls->gated = true;
+  calls->first_gate = calls->hold_gate = true;
   Engine engine(ahead_config(dir.path, calls));
   constexpr size_t kLow = 3;
   const std::string low = engine.submit(synthetic_job(1 << 12, kLow, 0, 73));
+  // The first proof waits until the others are queued, so that a later one holds the next.
+  while (true) {
+    std::unique_lock lock(calls->mutex);
+    if (calls->changed.wait_for(lock, 10ms, [&] { return !calls->calls.empty(); })) break;
+  }
+  const bool first_named = [&] {
+    std::lock_guard lock(calls->mutex);
+    return calls->calls[0].next != nullptr;
+  }();
+  // It holds the second (it goes on to the hold gate), or the others get queued behind it.
+  calls->open_at_depth(engine, first_named ? 0 : kLow - 1, &Calls::first_open);
   size_t proved = 0;
   {
     std::unique_lock lock(calls->mutex);
@@ -116,17 +156,7 @@ TEST(GpuWorkerTest, AHeldPartitionGivesWayToWorkThatGoesFirst) {
   }
   const std::string high = engine.submit(synthetic_job(1 << 12, 1, 5, 73));  // the same set, before it
   // The low job's partitions left (neither proved nor held) and the high one's wait in the GPU queue.
-  const size_t waiting = kLow - proved - 1 + 1;
-  const auto until = std::chrono::steady_clock::now() + 60s;
-  while (engine.snapshot().gpu_queue_depth < waiting && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(5ms);
-  }
-  EXPECT_EQ(engine.snapshot().gpu_queue_depth, waiting);
-  {
-    std::lock_guard lock(calls->mutex);
-    calls->open = true;
-    calls->changed.notify_all();
-  }
+  calls->open_at_depth(engine, kLow - proved - 1 + 1, &Calls::hold_open);
   for (const auto& id : {low, high}) {
     const JobResult r = await_end(engine, id);
     EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;

@@ -70,6 +70,7 @@ namespace {
 using cuzk::cuda::check;
 using cuzk::cuda::DeviceBuffer;
 using groth16::cuda::CompactCopies;
+using groth16::cuda::device_aligned;
 using groth16::cuda::inject_device_oom;
 using groth16::cuda::inject_launch_error;
 using groth16::cuda::kMinPinnedBytes;
@@ -78,9 +79,6 @@ using groth16::cuda::ResidentParameters;
 using groth16::cuda::ResidentSet;
 using groth16::cuda::ScratchLayout;
 using Clock = std::chrono::steady_clock;
-
-// Device arrays are 256-byte aligned within a shared area.
-size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // A proof's device vectors, in one scratch buffer (device_memory_plan.hpp's ScratchLayout):
 // a, b, c (n each), then the witness scalars of the other MSMs (aux, inputs); overlaid, c is b
@@ -315,6 +313,10 @@ class CudaBackend final : public ProverBackend {
     uint8_t* compact_area = nullptr;
     with_room("the proof's buffers", [&] {
       if (pa.abc_pending()) matrices = &place_matrices_locked(params, pa.compiled_shared());
+      if (!pa.abc_pending() && resident_.witness_only(params)) {  // its proofs go by full synthesis now
+        resident_.set_witness_only(params, false);
+        resident_.replan(params, buffers_held());  // compact a/b/c's room back, no second witness buffer
+      }
       release_spare_before_placing(params);
       res = &resident_.get(params, buffers_held());
       plan_ = resident_.plan();
@@ -348,7 +350,7 @@ class CudaBackend final : public ProverBackend {
       pa.compute_abc();
     }
     if (matrices) {
-      abc_on_device(*domain, *matrices, pa, prepared.get(), v, /*aux_landed=*/v.aux != primary_witness, t);
+      abc_on_device(*domain, *matrices, pa, prepared.get(), v, /*aux_landed=*/landed && !overlaid, t);
       // The next proof's witness goes up meanwhile, beside the one the MSMs read.
       if (next) ahead_.start(*next, v.aux, primary_witness, scratch_.size() - 3 * n, upload_stream_);
       // aux has landed: its locks go with the assignment's preparation, which release_abc hands
@@ -450,9 +452,11 @@ class CudaBackend final : public ProverBackend {
           throw;
         }
         // The second witness buffer first (the most optional), unless this proof reads it.
-        if (witness_in_use_ != ahead_.spare()) {
+        if (witness_in_use_ != ahead_.spare() && ahead_.bytes()) {  // its room to the MSMs until a plan again
           cudaStreamSynchronize(upload_stream_);
           ahead_.release();
+          resident_.witness_ahead_refused();
+          plan_ = resident_.plan();
         }
         const std::string freed = resident_.make_room(step);
         std::fprintf(stderr, "cuzk: %s ran out of device memory for %s (%s); freed %s; trying again\n", name().c_str(),
@@ -493,14 +497,7 @@ class CudaBackend final : public ProverBackend {
   // Device room for the preparation's compact copies (kept across proofs like scratch), each
   // array 256-byte aligned; null when there are none.
   uint8_t* compact_area_for(const PreparedAbc* prepared) {
-    size_t compact_bytes = 0;
-    for (int i = 0; prepared && i < 3; i++) {
-      if (const auto& copy = prepared->compact[i]) {
-        const ntt::ZeroOneVector& z = copy->vector;
-        compact_bytes +=
-            aligned(z.kinds.size() * 4) + aligned(z.chunk_offsets.size() * 4) + aligned(z.others.size() * sizeof(Fr));
-      }
-    }
+    const size_t compact_bytes = prepared ? prepared->compact_device_bytes() : 0;
     if (compact_bytes == 0) {
       if (!plan_.compact_abc) compact_.reset();  // witness-only proofs: its room is the MSMs'
       return nullptr;
@@ -553,11 +550,11 @@ class CudaBackend final : public ProverBackend {
       if (prepared && prepared->compact[i]) {
         const ntt::ZeroOneVector& z = prepared->compact[i]->vector;
         auto* kinds = reinterpret_cast<uint32_t*>(compact_area);
-        compact_area += aligned(z.kinds.size() * 4);
+        compact_area += device_aligned(z.kinds.size() * 4);
         auto* offsets = reinterpret_cast<uint32_t*>(compact_area);
-        compact_area += aligned(z.chunk_offsets.size() * 4);
+        compact_area += device_aligned(z.chunk_offsets.size() * 4);
         auto* others = reinterpret_cast<Fr*>(compact_area);
-        compact_area += aligned(z.others.size() * sizeof(Fr));
+        compact_area += device_aligned(z.others.size() * sizeof(Fr));
         upload(kinds, z.kinds.data(), z.kinds.size() * 4, prepared, dma_from_locked);
         upload(offsets, z.chunk_offsets.data(), z.chunk_offsets.size() * 4, prepared, dma_from_locked);
         upload(others, z.others.data(), z.others.size() * sizeof(Fr), prepared, dma_from_locked);

@@ -21,6 +21,17 @@ bool PreparedAbc::locked(const void* p) const {
   return locks.locked(p);
 }
 
+size_t PreparedAbc::compact_device_bytes() const {
+  size_t bytes = 0;
+  for (const auto& c : compact) {
+    if (!c) continue;
+    const ntt::ZeroOneVector& z = c->vector;
+    bytes += device_aligned(z.kinds.size() * 4) + device_aligned(z.chunk_offsets.size() * 4) +
+             device_aligned(z.others.size() * sizeof(Fr));
+  }
+  return bytes;
+}
+
 bool PreparedAbc::made_from(const r1cs::ProvingAssignment& pa) const {
   const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
   for (int i = 0; i < 3; i++) {

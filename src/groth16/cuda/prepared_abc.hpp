@@ -14,6 +14,9 @@
 
 namespace cuzk::groth16::cuda {
 
+// Device arrays are 256-byte aligned within a shared area (the compact copies as uploaded).
+inline size_t device_aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 // What prepare_assignment makes of an assignment's a, b and c, on the synthesis thread: for each
 // vector that is mostly 0s and 1s its compact copy (the PoRep profile's b is all 0/1, a and c
 // 75%), so that the first upload lands in ~1 ms instead of a whole vector's DMA and a sixth of the
@@ -30,6 +33,8 @@ class PreparedAbc final : public r1cs::AbcPreparation {
   bool locked(const void* p) const;
   // Whether this was made from these vectors (prove_start checks before it trusts the copies).
   bool made_from(const r1cs::ProvingAssignment& pa) const;
+  // Device bytes of the compact copies as uploaded (each array device_aligned); 0 when none.
+  size_t compact_device_bytes() const;
 
   std::shared_ptr<CompactCopies> copies_;
   std::pair<const Fr*, size_t> source[3];         // a, b, c as they were prepared

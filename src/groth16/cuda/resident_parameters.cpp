@@ -188,11 +188,12 @@ bool ResidentParameters::will_place(const Parameters& params) const {
 }
 
 void ResidentParameters::witness_ahead_refused() {
-  std::lock_guard lock(plan_mutex_);
-  if (!plan_.witness_ahead) return;
-  plan_.workspace_limit += plan_.witness_ahead;
-  plan_.witness_ahead = 0;
-  msm::cuda::set_workspace_limit(device_, plan_.workspace_limit);
+  DeviceMemoryPlan plan = this->plan();
+  if (!plan.witness_ahead) return;
+  plan.workspace_limit += plan.witness_ahead;
+  plan.witness_ahead = 0;
+  msm::cuda::set_workspace_limit(device_, plan.workspace_limit);
+  set_plan(plan);
 }
 
 void ResidentParameters::release(const Parameters& params, bool restore_host) {

@@ -79,6 +79,7 @@ class ResidentParameters {
   // plans give a second witness buffer where there is room (DeviceMemoryPlan::witness_ahead).
   // Forgotten when the set is released for good.
   void set_witness_only(const Parameters& params, bool on);
+  bool witness_only(const Parameters& params) const { return witness_sets_.count(&params) != 0; }
   // Whether get() would place the set now (it is not resident, or is to be placed again).
   bool will_place(const Parameters& params) const;
   // The backend could not allocate the plan's second witness buffer: its bytes go back to the

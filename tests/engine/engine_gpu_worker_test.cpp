@@ -46,6 +46,13 @@ struct Calls {
     changed.notify_all();
   }
   bool first_open = false, hold_open = false;
+
+  // Whether the first proof named a next, once it began (at most 60 s).
+  bool first_named_next() {
+    std::unique_lock lock(mutex);
+    EXPECT_TRUE(changed.wait_for(lock, 60s, [&] { return !calls.empty(); })) << "no proof began";
+    return !calls.empty() && calls[0].next;
+  }
 };
 
 class AheadBackend final : public groth16::ProverBackend {
@@ -64,6 +71,7 @@ class AheadBackend final : public groth16::ProverBackend {
     {
       std::unique_lock lock(calls_->mutex);
       calls_->calls.push_back({&pa, next});
+      calls_->changed.notify_all();
       if (calls_->first_gate && calls_->calls.size() == 1) {
         EXPECT_TRUE(calls_->changed.wait_for(lock, 60s, [&] { return calls_->first_open; })) << "first gate";
       }
@@ -103,14 +111,7 @@ TEST(GpuWorkerTest, TheNamedNextPartitionIsProvedNext) {
   Engine engine(ahead_config(dir.path, calls));
   const std::string id = engine.submit(synthetic_job(1 << 12, 6, 0, 71));
   // The first partition proving, the second perhaps held: the others wait in the queue.
-  while (true) {
-    std::unique_lock lock(calls->mutex);
-    if (calls->changed.wait_for(lock, 10ms, [&] { return !calls->calls.empty(); })) break;
-  }
-  const bool first_named = [&] {
-    std::lock_guard lock(calls->mutex);
-    return calls->calls[0].next != nullptr;
-  }();
+  const bool first_named = calls->first_named_next();
   calls->open_at_depth(engine, first_named ? 4 : 5, &Calls::first_open);
   const JobResult r = await_end(engine, id);
   ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
@@ -138,14 +139,7 @@ TEST(GpuWorkerTest, AHeldPartitionGivesWayToWorkThatGoesFirst) {
   constexpr size_t kLow = 3;
   const std::string low = engine.submit(synthetic_job(1 << 12, kLow, 0, 73));
   // The first proof waits until the others are queued, so that a later one holds the next.
-  while (true) {
-    std::unique_lock lock(calls->mutex);
-    if (calls->changed.wait_for(lock, 10ms, [&] { return !calls->calls.empty(); })) break;
-  }
-  const bool first_named = [&] {
-    std::lock_guard lock(calls->mutex);
-    return calls->calls[0].next != nullptr;
-  }();
+  const bool first_named = calls->first_named_next();
   // It holds the second (it goes on to the hold gate), or the others get queued behind it.
   calls->open_at_depth(engine, first_named ? 0 : kLow - 1, &Calls::first_open);
   size_t proved = 0;

@@ -68,9 +68,11 @@ for run in "$@"; do
   timeout "$limit" "${timer[@]}" "$bench" pipeline "${args[@]}" "${common[@]}" >"$log" 2>&1
   rc=$?
   echo "   exit $rc after $((SECONDS - start)) s"
-  # The bench's tables (s/job, urgent latencies), its inputs and parameters, and the peak RSS and
-  # wall time /usr/bin/time measured; any job's error.
-  grep -E '^\||^inputs|^parameters|^job |^urgent job|Maximum resident|Elapsed|cuzk-bench pipeline:' "$log" | tail -30
+  # The bench's tables (s/job, urgent latencies), its inputs and parameters, the device's memory
+  # plans (a second witness buffer shows as "witness ahead"), and the peak RSS and wall time
+  # /usr/bin/time measured; any job's error.
+  grep -E '^\||^inputs|^parameters|^job |^urgent job|device memory plan|Maximum resident|Elapsed|cuzk-bench pipeline:' \
+    "$log" | tail -34
   # The prover's busy share and each prove_start step's mean, from the run's timeline.
   trace="$out/$run.json"
   if [ -s "$trace" ] && command -v python3 >/dev/null; then

@@ -281,6 +281,13 @@ class CudaBackend final : public ProverBackend {
       cudaGetLastError();
     }
   };
+  // The second witness buffer goes (refused, or freed for room): its room is the MSM workspace's
+  // until the set's plan is made again.
+  void give_spare_to_msms() {
+    ahead_.release();
+    resident_.witness_ahead_refused();
+    plan_ = resident_.plan();
+  }
   // A set about to be placed (again) gets a plan made anew: the second witness buffer's room and
   // compact a/b/c's go back first, so that the bases find it free (the new plan may give it to
   // them); a later proof takes them again where the plan has them.
@@ -322,10 +329,7 @@ class CudaBackend final : public ProverBackend {
       plan_ = resident_.plan();
       domain = &domain_for(log_n);
       v = proof_vectors(n, pa);
-      if (!ahead_.fit(plan_.witness_ahead)) {  // its room back to the MSMs
-        resident_.witness_ahead_refused();
-        plan_ = resident_.plan();
-      }
+      if (!ahead_.fit(plan_.witness_ahead)) give_spare_to_msms();
       compact_area = compact_area_for(prepared.get());
     });
     ahead_ready_ = ahead_.bytes() > 0;
@@ -452,11 +456,9 @@ class CudaBackend final : public ProverBackend {
           throw;
         }
         // The second witness buffer first (the most optional), unless this proof reads it.
-        if (witness_in_use_ != ahead_.spare() && ahead_.bytes()) {  // its room to the MSMs until a plan again
+        if (witness_in_use_ != ahead_.spare() && ahead_.bytes()) {
           cudaStreamSynchronize(upload_stream_);
-          ahead_.release();
-          resident_.witness_ahead_refused();
-          plan_ = resident_.plan();
+          give_spare_to_msms();
         }
         const std::string freed = resident_.make_room(step);
         std::fprintf(stderr, "cuzk: %s ran out of device memory for %s (%s); freed %s; trying again\n", name().c_str(),

@@ -96,7 +96,7 @@ DeviceMemoryPlan ResidentParameters::plan_for(const Parameters& params, size_t h
 const ResidentSet& ResidentParameters::get(const Parameters& params, size_t held) {
   auto it = sets_.find(&params);
   if (it != sets_.end()) {
-    if (it->second.generation == generation_ || !it->second.any_streamed()) return it->second;
+    if (placed_for_now(it->second)) return it->second;
     total_ -= it->second.bytes();  // a set left since: place this one again, with the room it left
     pins_between_[&params] = std::move(it->second.pinned);  // its pages stay locked meanwhile
     sets_.erase(it);
@@ -184,7 +184,7 @@ void ResidentParameters::set_witness_only(const Parameters& params, bool on) {
 
 bool ResidentParameters::will_place(const Parameters& params) const {
   auto it = sets_.find(&params);
-  return it == sets_.end() || (it->second.generation != generation_ && it->second.any_streamed());
+  return it == sets_.end() || !placed_for_now(it->second);
 }
 
 void ResidentParameters::witness_ahead_refused() {

@@ -144,6 +144,9 @@ class ResidentParameters {
   // was given back and there is room for both, else from the host copy).
   void drop_h_copies(const Parameters& params, ResidentSet& r);
   void set_plan(const DeviceMemoryPlan& plan);
+  // Whether a resident set stays as placed: placed since the last set left, or nothing streamed
+  // (else get() places it again, with the room that set left).
+  bool placed_for_now(const ResidentSet& r) const { return r.generation == generation_ || !r.any_streamed(); }
   // Writes r's host copy back from its resident bases and pins it again, when it was given back;
   // why names the reason in the log.
   void restore_host_copy(const Parameters& params, ResidentSet& r, const char* why);

@@ -125,6 +125,9 @@ TEST(DeviceMemoryPlanTest, NeverPlacesMoreThanIsAvailable) {
       EXPECT_TRUE(p.all_resident());
     }
     EXPECT_EQ(p.compact_abc == 0, witness_only);
+    if (witness_only && p.layout == ScratchLayout::kSeparate) {
+      EXPECT_EQ(p.scratch, 32 * (2 * n + shape.aux + shape.inputs));  // c over b
+    }
     if (p.witness_ahead) {
       EXPECT_TRUE(witness_only && p.all_resident() && p.layout == ScratchLayout::kSeparate);
       EXPECT_EQ(p.witness_ahead, 32 * (shape.aux + shape.inputs));
@@ -133,11 +136,11 @@ TEST(DeviceMemoryPlanTest, NeverPlacesMoreThanIsAvailable) {
   }
 }
 
-// Witness-only proofs need no room for compact a/b/c (the MSMs get it), and get a second witness
-// buffer where every base stays and H's MSM keeps its whole workspace: on the H200 for a 32 GiB
-// partition (4.2 GB, taken before the copies of H), not on the H100 (its MSMs are chunked
-// already), nor for full synthesis.
-TEST(DeviceMemoryPlanTest, WitnessOnlyProofsGetTheCompactRoomAndASecondWitnessBuffer) {
+// Witness-only proofs need no room for compact a/b/c and form c over b (2 n + witness: n scalars
+// less; the MSMs get both), and get a second witness buffer where every base stays and H's MSM
+// keeps its whole workspace: on the H200 for a 32 GiB partition (4.2 GB, taken before the copies
+// of H), not on the H100 (its MSMs are chunked already), nor for full synthesis.
+TEST(DeviceMemoryPlanTest, WitnessOnlyProofsFormCOverBAndGetASecondWitnessBuffer) {
   const size_t h200 = available_on(size_t(143771) << 20), h100 = available_on(size_t(81559) << 20);
   const auto plan = [&](size_t available, bool witness_only) {
     return plan_device_memory(available, 0, kPoRep32, porep32_queries(), kPoRep32.n - 1, 0, witness_only);
@@ -147,7 +150,9 @@ TEST(DeviceMemoryPlanTest, WitnessOnlyProofsGetTheCompactRoomAndASecondWitnessBu
   EXPECT_EQ(with.witness_ahead, 32 * (kPoRep32.aux + kPoRep32.inputs)) << with.summary();
   EXPECT_NE(with.summary().find("witness ahead 4.2 GB"), std::string::npos) << with.summary();
   EXPECT_EQ(without.witness_ahead, 0u);
-  EXPECT_EQ(with.scratch, without.scratch);
+  const size_t witness = kPoRep32.aux + kPoRep32.inputs;
+  EXPECT_EQ(with.scratch, 32 * (2 * kPoRep32.n + witness));
+  EXPECT_EQ(without.scratch, 32 * (3 * kPoRep32.n + witness));
   EXPECT_EQ(with.resident_bytes, without.resident_bytes);
   EXPECT_GE(with.h_copies.copies, 2u) << "copies of H still fit beside it";
   EXPECT_GE(with.workspace_limit, msm_workspace_whole(kPoRep32.n));
@@ -156,8 +161,32 @@ TEST(DeviceMemoryPlanTest, WitnessOnlyProofsGetTheCompactRoomAndASecondWitnessBu
   EXPECT_GT(without.compact_abc, 2 * kGB);
   const DeviceMemoryPlan h100_witness = plan(h100, true), h100_full = plan(h100, false);
   EXPECT_EQ(h100_witness.witness_ahead, 0u) << h100_witness.summary();
-  EXPECT_EQ(h100_witness.workspace_limit, h100_full.workspace_limit + h100_full.compact_abc)
-      << "compact a/b/c's room goes to the MSMs";
+  EXPECT_EQ(h100_witness.workspace_limit, h100_full.workspace_limit + h100_full.compact_abc + 32 * kPoRep32.n)
+      << "compact a/b/c's room and c's go to the MSMs";
+}
+
+// Beside a 32 GiB PoRep's compiled matrices (5.52 GiB on the device), a card of 24 GiB or more
+// takes the witness path (separate layout, c over b, bases streamed where they do not fit): the
+// host then holds no a/b/c. Smaller cards overlay the witness on a/b/c, and their proofs go by
+// full synthesis.
+TEST(DeviceMemoryPlanTest, CardsFrom24GiBTakeTheWitnessPath) {
+  const size_t matrices = size_t(5.52 * double(size_t(1) << 30));
+  const size_t witness = kPoRep32.aux + kPoRep32.inputs;
+  for (size_t gib : {16, 20, 24, 32, 48}) {
+    SCOPED_TRACE(std::to_string(gib) + " GiB");
+    const DeviceMemoryPlan p = plan_device_memory(available_on(gib << 30) - matrices, 0, kPoRep32, porep32_queries(),
+                                                  kPoRep32.n - 1, 0, /*witness_only=*/true);
+    if (gib < 24) {
+      EXPECT_TRUE(!p.fits || p.layout == ScratchLayout::kOverlaid) << p.summary();
+      continue;
+    }
+    ASSERT_TRUE(p.fits) << p.why;
+    EXPECT_EQ(p.layout, ScratchLayout::kSeparate) << p.summary();
+    EXPECT_EQ(p.scratch, 32 * (2 * kPoRep32.n + witness));
+    EXPECT_GT(p.streamed_bytes, 0u);
+    EXPECT_GE(p.workspace_limit, msm_workspace_floor(kPoRep32.n));
+    EXPECT_LE(planned_bytes(p, kPoRep32.n - 1), p.available);
+  }
 }
 
 TEST(DeviceMemoryPlanTest, NoRoomOrNoPointsMeansNoCopies) {

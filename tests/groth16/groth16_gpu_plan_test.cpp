@@ -111,8 +111,11 @@ TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
 // on the CPU. Both give the CPU backend's proof. (The refusal after an upload, when the prediction
 // was wrong, is not driven here.)
 TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
-  const size_t n = size_t(1) << 20;
+  // 2^21: a witness-only proof's separate layout needs 32 bytes a point of min(2n, witness) more
+  // than the overlaid one, which must exceed the slack below.
+  const size_t n = size_t(1) << 21;
   test::SquaresCircuit circuit;  // coefficients 1 only: the synthetic circuit's overflow the table
+  circuit.count = (size_t(1) << 20) - 8;
   circuit.seed = test::run_seed() + 11;
   const Parameters params = pseudo_random_parameters(synthesize(circuit), n, test::run_seed() + 12);
   const auto compiled = std::make_shared<const r1cs::CompiledCircuit>(r1cs::compile_circuit(circuit));
@@ -128,10 +131,11 @@ TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
   const size_t overlaid_fixed = 32 * std::max(2 * n, witness) + roomy.twiddles + roomy.compact_abc;
   // The overlaid layout and the workspace's floor, 40 MiB for the kernels' loading, and room for
   // the matrices (their buffers rounded up to the driver's 2 MiB): less than the separate layout
-  // needs beyond the overlaid one (32 bytes a point of 3n + witness - max(2n, witness)), so the
-  // plan made after the matrices can only overlay.
+  // needs beyond the overlaid one (a witness-only proof's c is formed over b: 32 bytes a point of
+  // 2n + witness - max(2n, witness)), so the plan made after the matrices can only overlay.
   const size_t slack = (size_t(40) << 20) + (size_t(32) << 20);
-  ASSERT_LT(slack, 32 * (3 * n + witness - std::max(2 * n, witness)));
+  ASSERT_EQ(roomy.scratch, 32 * (2 * n + witness));
+  ASSERT_LT(slack, 32 * (2 * n + witness - std::max(2 * n, witness)));
   const size_t small = overlaid_fixed + cuda::msm_workspace_floor(n) + compiled->bytes() + slack;
   for (const bool whole : {true, false}) {
     SCOPED_TRACE(whole ? "the whole card" : "an overlaid plan");

@@ -9,7 +9,8 @@
 //      and the L, A, B_G1 and B_G2 MSMs all read them there.
 // A witness-only assignment (r1cs/compiled_circuit.hpp) has no a, b, c: its witness goes up first,
 // and a, b, c are the products of its compiled matrices (kept on the device) with it, made in
-// place of step 1 (abc_on_device); steps 2 and 3 are the same, without the second upload.
+// place of step 1, c in b's memory (abc_products.hpp); steps 2 and 3 are the same, without the
+// second upload.
 // Every parameter set's host memory is pinned (page-locked, so it uploads by DMA at full speed
 // and can be uploaded again quickly). A device memory plan (device_memory_plan.hpp) places the
 // proof's buffers first, then the bases, which stay resident across proofs where they fit and
@@ -27,8 +28,9 @@
 // Its parts: piece_locks.hpp (a/b/c page-locked in pieces), compact_copies.hpp (compact a/b/c
 // kept locked between partitions), prepared_abc.hpp (prepare_assignment's result),
 // host_pins.hpp (parameters' host memory pinned), resident_parameters.hpp (the sets on the
-// device), device_memory_plan.hpp (where the device's memory goes), witness_ahead.hpp (the next
-// witness uploaded ahead), proof_msms.hpp (the MSM steps), injected_faults.hpp (the fault sites).
+// device), device_memory_plan.hpp (where the device's memory goes), abc_products.hpp (a witness-only
+// proof's H polynomial), witness_ahead.hpp (the next witness uploaded ahead), proof_msms.hpp (the
+// MSM steps), injected_faults.hpp (the fault sites).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -50,6 +52,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/stream.hpp"
 #include "groth16/backend.hpp"
+#include "groth16/cuda/abc_products.hpp"
 #include "groth16/cuda/compact_copies.hpp"
 #include "groth16/cuda/device_matrices.hpp"
 #include "groth16/cuda/injected_faults.hpp"
@@ -82,7 +85,7 @@ using Clock = std::chrono::steady_clock;
 
 // A proof's device vectors, in one scratch buffer (device_memory_plan.hpp's ScratchLayout):
 // a, b, c (n each), then the witness scalars of the other MSMs (aux, inputs); overlaid, c is b
-// and aux starts at a.
+// and aux starts at a; witness-only, c is b and aux follows b.
 struct ProofVectors {
   Fr *a, *b, *c, *aux, *inputs;
 };
@@ -101,6 +104,7 @@ class CudaBackend final : public ProverBackend {
     check(cuzk::cuda::create_stream(&upload_stream_, options_.urgent_lane), "cudaStreamCreate");
     for (auto& e : uploaded_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaEventCreateWithFlags(&product_done_, cudaEventDisableTiming), "cudaEventCreate");
+    products_ = std::make_unique<groth16::cuda::AbcProducts>();
   }
   ~CudaBackend() override {
     msm::cuda::LaneScope lane(msm_lane());
@@ -112,6 +116,7 @@ class CudaBackend final : public ProverBackend {
     scratch_.reset();
     ahead_.release();
     compact_.reset();
+    products_.reset();
     for (auto& e : uploaded_) cudaEventDestroy(e);
     cudaEventDestroy(product_done_);
     cudaStreamDestroy(upload_stream_);
@@ -356,7 +361,10 @@ class CudaBackend final : public ProverBackend {
     if (matrices) {
       abc_on_device(*domain, *matrices, pa, prepared.get(), v, /*aux_landed=*/landed && !overlaid, t);
       // The next proof's witness goes up meanwhile, beside the one the MSMs read.
-      if (next) ahead_.start(*next, v.aux, primary_witness, scratch_.size() - 3 * n, upload_stream_);
+      if (next) {
+        const size_t primary_scalars = scratch_.size() - size_t(primary_witness - scratch_.get());
+        ahead_.start(*next, v.aux, primary_witness, primary_scalars, upload_stream_);
+      }
       // aux has landed: its locks go with the assignment's preparation, which release_abc hands
       // to the sink (the engine's deallocation thread unlocks aux there, before the partition's
       // own free, posted later to the same thread).
@@ -478,19 +486,21 @@ class CudaBackend final : public ProverBackend {
     return scratch_.size() * sizeof(Fr) + ahead_.bytes() + compact_.size() + (domain_ ? domain_->table_bytes() : 0);
   }
 
-  // The proof's vectors in the scratch buffer, laid out as plan_ says. A buffer larger than the
-  // plan's (kept from an earlier plan) goes back first.
+  // The proof's vectors in the scratch buffer, laid out as plan_ says (a witness-only proof's c
+  // over b in the separate layout). A buffer larger than the plan's (kept from an earlier plan)
+  // goes back first.
   ProofVectors proof_vectors(size_t n, const r1cs::ProvingAssignment& pa) {
     const bool overlaid = plan_.layout == ScratchLayout::kOverlaid;
+    const bool products = pa.abc_pending() && !overlaid;
     const size_t witness = pa.num_aux() + pa.num_inputs();
     inject_device_oom("cudaMalloc of the proof's scratch buffer");
     const size_t before = scratch_.size();
     if (scratch_.size() * sizeof(Fr) > plan_.scratch) scratch_.reset();
     ProofVectors v;
-    v.a = grown(scratch_, overlaid ? std::max(2 * n, witness) : 3 * n + witness);
+    v.a = grown(scratch_, overlaid ? std::max(2 * n, witness) : (products ? 2 : 3) * n + witness);
     if (scratch_.size() != before) ahead_.forget();  // a witness that went up ahead into it is gone
     v.b = v.a + n;
-    v.c = overlaid ? v.b : v.b + n;
+    v.c = overlaid || products ? v.b : v.b + n;
     v.aux = overlaid ? v.a : v.c + n;
     v.inputs = v.aux + pa.num_aux();
     return v;
@@ -607,31 +617,17 @@ class CudaBackend final : public ProverBackend {
   }
 
   // Steps 1 and 2 of a witness-only assignment: the witness (aux, then the inputs) goes up once
-  // (aux_landed: aux went up ahead), where the MSMs read it later, and a, b and c are its products with the resident
-  // matrices, each computed into the vector the H polynomial transforms (b first, as in h_polynomial_of_abc). t.abc:
-  // the upload and the products, as the stream ran them.
+  // (aux_landed: aux went up ahead), where the MSMs read it later, and a, b and c are its products
+  // with the resident matrices (abc_products.hpp). t.abc: the upload's wall time and the products'
+  // device time.
   void abc_on_device(const ntt::cuda::DeviceDomain& domain, const r1cs::cuda::DeviceCompiledCircuit& matrices,
                      r1cs::ProvingAssignment& pa, const PreparedAbc* prepared, const ProofVectors& v, bool aux_landed,
                      ProveTimings& t) {
     pa.check_matches_compiled();
-    using M = r1cs::cuda::DeviceCompiledCircuit::Matrix;
-    const size_t n = domain.size();
     const auto t0 = Clock::now();
     upload_witness(pa, v, prepared, aux_landed);
-    inject_launch_error("compiled circuit products");
-    matrices.product(M::kB, v.aux, v.b, n, stream_);
-    matrices.product(M::kA, v.aux, v.a, n, stream_);
-    matrices.product(M::kC, v.aux, v.c, n, stream_);
-    domain.synchronize();
-    t.abc = seconds_since(t0);
-    inject_launch_error("coset NTT");
-    domain.coset_evaluations(v.b);
-    domain.coset_evaluations(v.a);
-    inject_launch_error("h_product");
-    domain.h_product(v.a, v.b);
-    inject_launch_error("h_finish");
-    domain.h_finish(v.a, v.c);
-    domain.synchronize();
+    const double upload = seconds_since(t0);
+    t.abc = upload + products_->h_polynomial(domain, matrices, v.aux, v.a, v.b);
   }
 
   // Step 3's upload: aux and the inputs go up once, by another thread, behind a/b/c on the upload
@@ -672,12 +668,13 @@ class CudaBackend final : public ProverBackend {
   std::mutex mutex_;
   cuzk::cuda::PinnedStagingPool pool_;
   std::unique_ptr<ntt::cuda::DeviceDomain> domain_;
-  DeviceBuffer<Fr> scratch_;                // a, b, c (3 n), then aux and inputs; the largest seen, reused
-  DeviceBuffer<uint8_t> compact_;           // compact a/b/c as uploaded, before their expansion
-  groth16::cuda::WitnessAhead ahead_;       // the next proof's witness, uploaded meanwhile
-  std::atomic<bool> ahead_ready_{false};    // a second witness buffer is there (uploads_ahead)
-  const Fr* witness_in_use_ = nullptr;      // where the proof in progress reads its witness
-  groth16::cuda::DeviceMatrices matrices_;  // witness-only circuits' matrices on the device
+  DeviceBuffer<Fr> scratch_;           // a, b, c, then aux and inputs (proof_vectors); the largest seen, reused
+  DeviceBuffer<uint8_t> compact_;      // compact a/b/c as uploaded, before their expansion
+  groth16::cuda::WitnessAhead ahead_;  // the next proof's witness, uploaded meanwhile
+  std::unique_ptr<groth16::cuda::AbcProducts> products_;  // made on the device, in the constructor
+  std::atomic<bool> ahead_ready_{false};                  // a second witness buffer is there (uploads_ahead)
+  const Fr* witness_in_use_ = nullptr;                    // where the proof in progress reads its witness
+  groth16::cuda::DeviceMatrices matrices_;                // witness-only circuits' matrices on the device
 };
 
 }  // namespace

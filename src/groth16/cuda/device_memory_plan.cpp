@@ -114,7 +114,9 @@ DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const Proof
     p.available = available;
     p.others = others;
     p.layout = layout;
-    p.scratch = kScalarBytes * (layout == ScratchLayout::kSeparate ? 3 * n + witness : std::max(2 * n, witness));
+    // Witness-only proofs form c in b's memory once the product a b is made: 2 n vectors.
+    const size_t vectors = witness_only ? 2 * n : 3 * n;
+    p.scratch = kScalarBytes * (layout == ScratchLayout::kSeparate ? vectors + witness : std::max(2 * n, witness));
     p.twiddles = kTwiddleBytes * n;
     p.compact_abc = witness_only ? 0 : kCompactAbcBytes * n;  // a/b/c never go up compacted
     const size_t fixed = p.scratch + p.twiddles + p.compact_abc;
@@ -155,9 +157,11 @@ DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const Proof
   };
   const DeviceMemoryPlan separate = plan_for(ScratchLayout::kSeparate);
   const DeviceMemoryPlan overlaid = plan_for(ScratchLayout::kOverlaid);
-  // The separate layout overlaps the witness's upload with the H polynomial; streamed bases cost
-  // more than that, so it is taken only when it keeps as many bases resident.
-  if (separate.fits && separate.resident_bytes >= overlaid.resident_bytes) return separate;
+  // Witness-only proofs need the separate layout (the products read the witness beside a and b),
+  // and are worth more than any bases it streams: the host then holds no a/b/c. Otherwise the
+  // separate layout overlaps the witness's upload with the H polynomial; streamed bases cost more
+  // than that, so it is taken only when it keeps as many bases resident.
+  if (separate.fits && (witness_only || separate.resident_bytes >= overlaid.resident_bytes)) return separate;
   return overlaid;
 }
 

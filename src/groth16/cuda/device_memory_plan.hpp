@@ -40,9 +40,10 @@ const char* query_name(unsigned q);  // "h", "l", "a", "b_g1", "b_g2"
 using QueryBytes = std::array<size_t, kQueries>;
 
 // How a proof's vectors sit in the scratch buffer. kSeparate: a, b, c (n each), aux and inputs
-// side by side, so that the witness goes up while the H polynomial runs; kOverlaid (small cards):
-// 2 n, c written over b once a b is formed, the witness over a and b once H's MSM has read its
-// coefficients (max(2 n, aux + inputs) scalars).
+// side by side, so that the witness goes up while the H polynomial runs; a witness-only proof's
+// c is formed in b's memory once the product a b is made (2 n + aux + inputs). kOverlaid (small
+// cards, full synthesis only): 2 n, c written over b once a b is formed, the witness over a and b
+// once H's MSM has read its coefficients (max(2 n, aux + inputs) scalars).
 enum class ScratchLayout { kSeparate, kOverlaid };
 
 // The MSM workspace's floor in a plan for proofs of domain n: what chunks of up to 2^20 scalars
@@ -73,13 +74,14 @@ struct DeviceMemoryPlan {
 // The plan for a parameter set of the given queries on a card with `available` bytes for cuzk
 // (free memory plus what cuzk holds there, less the margin), beside `others` bytes of other sets'
 // resident bases, for proofs of `shape`: the separate layout when it and the workspace's floor fit
-// with room to spare, else the overlaid one; then each query resident in the order h, l, a, b_g1,
-// b_g2 while it fits beside the workspace's floor; the workspace gets all that is left; then, when
+// with room to spare (witness-only proofs: whenever it fits), else the overlaid one; then each query resident in the
+// order h, l, a, b_g1, b_g2 while it fits beside the workspace's floor; the workspace gets all that is left; then, when
 // every base is resident and the workspace keeps what a whole MSM of H needs: a second witness
 // buffer in the separate layout (for witness-only proofs, whose witness goes up while the
 // previous proof's MSMs run), and copies of H's bases (at most h_copies_limit, 0: no limit, 1:
 // none). witness_only: the proofs are witness-only (a/b/c formed on the device, never uploaded),
-// so no room for compact a/b/c, and the second witness buffer where it fits.
+// so no room for compact a/b/c, a scratch of 2 n + witness, and the second witness buffer where
+// it fits.
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
                                     size_t h_points, unsigned h_copies_limit, bool witness_only = false);
 

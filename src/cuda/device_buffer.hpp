@@ -36,6 +36,14 @@ class DeviceBuffer {
     ptr_ = nullptr;
     count_ = 0;
   }
+  // At least count elements: made again (contents lost) when smaller; never shrinks.
+  T* grow_to(size_t count) {
+    if (count_ < count) {
+      reset();
+      *this = DeviceBuffer(count);
+    }
+    return ptr_;
+  }
   T* get() const { return ptr_; }
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }

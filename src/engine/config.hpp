@@ -62,9 +62,11 @@ struct EngineConfig {
   // 0 = auto: a quarter of the cores, 2 to 16 (the budget then bounds how many synthesize at once).
   unsigned synthesis_workers = 0;
   BackendKind backend = BackendKind::kAuto;
-  // When set, the engine's one device is the backend this makes, instead of `backend` and
-  // `devices` (tests; embedders with a backend of their own).
+  // When set, the engine's devices are the backends this makes, instead of `backend` and
+  // `devices` (tests; embedders with a backend of their own): make_backend_devices of them, one
+  // call each.
   std::function<std::unique_ptr<groth16::ProverBackend>()> make_backend;
+  unsigned make_backend_devices = 1;
   std::vector<int> devices;  // CUDA devices to use; empty = all visible
   unsigned gpu_workers_per_device = 1;
   // Precomputed copies of H's bases per parameter set on each device (groth16::

@@ -142,10 +142,12 @@ Engine::Engine(EngineConfig config) {
   if (kind == BackendKind::kAuto) kind = groth16::cuda_device_count() > 0 ? BackendKind::kCuda : BackendKind::kCpu;
   try {
     if (c.make_backend) {
-      auto dev = std::make_unique<Device>();
-      dev->backend = c.make_backend();
-      if (!dev->backend) throw std::runtime_error("make_backend made no backend");
-      m.devices.push_back(std::move(dev));
+      for (unsigned i = 0; i < std::max(c.make_backend_devices, 1u); i++) {
+        auto dev = std::make_unique<Device>();
+        dev->backend = c.make_backend();
+        if (!dev->backend) throw std::runtime_error("make_backend made no backend");
+        m.devices.push_back(std::move(dev));
+      }
     } else if (kind == BackendKind::kCuda) {
       std::vector<int> ids = c.devices;
       if (ids.empty()) {

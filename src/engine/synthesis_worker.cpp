@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <tbb/task_arena.h>
 #include <utility>
+#include <vector>
 
 #include "engine/engine_impl.hpp"
 #include "engine/thread_name.hpp"
@@ -142,12 +143,23 @@ std::string Engine::Impl::place_matrices(Partition& p) {
     }
   } charge{*this};
   std::string why;
+  std::vector<Device*> accepted;
   for_each_prover(p, [&](Device& d) {
     if (!why.empty()) return;
     std::unique_lock serial(d.serial, std::defer_lock);
     if (!d.backend->concurrent()) serial.lock();
     why = d.backend->place_matrices(set.params, p.compiled);
+    if (why.empty()) accepted.push_back(&d);
   });
+  // One device's refusal sends the set to full synthesis on all: those that took the matrices
+  // let them go (their room back to the set's plan).
+  if (!why.empty()) {
+    for (Device* d : accepted) {
+      std::unique_lock serial(d->serial, std::defer_lock);
+      if (!d->backend->concurrent()) serial.lock();
+      d->backend->let_matrices_go(set.params, p.compiled);
+    }
+  }
   said = why;
   if (!p.on_urgent_lane) set.devices_verdict = why.empty() ? ParamSet::Verdict::kAccepted : ParamSet::Verdict::kRefused;
   // Its partitions go by full synthesis: the compiled circuit's host memory goes back to the

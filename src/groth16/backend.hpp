@@ -68,6 +68,11 @@ class ProverBackend {
                                      const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
     return {};
   }
+  // The engine proves the set by full synthesis after all (another device refused what this one
+  // accepted): the matrices place_matrices put on the device leave it, and the set's plan is made
+  // again for full synthesis. Nothing to do where none are placed.
+  virtual void let_matrices_go(const Parameters& params, const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
+  }
   // Why a witness-only proof would not have its a/b/c formed on the device now (the plan in force,
   // which another set's placement may have made again since place_matrices; read without the
   // proof lock); empty when it would.

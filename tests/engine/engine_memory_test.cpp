@@ -219,18 +219,27 @@ TEST(EngineTest, WitnessOnlySynthesisCarriesTheWitnessAlone) {
 // (kAtPlacement), or only for the plan in force afterwards (kLater: another set's placement made
 // it again). kUntilPlaced: its plan overlays only until the matrices are placed, as a set that
 // fits whole on a card with overlaid scratch, whose plan made around the matrices is separate.
-// It counts the placements.
+// kNever: a card with room for them. It counts the placements, and the matrices let go.
 class OverlayingBackend final : public groth16::ProverBackend {
  public:
-  enum class When { kAtPlacement, kLater, kUntilPlaced };
-  OverlayingBackend(std::shared_ptr<std::atomic<int>> asked, When when) : asked_(std::move(asked)), when_(when) {}
+  enum class When { kAtPlacement, kLater, kUntilPlaced, kNever };
+  OverlayingBackend(std::shared_ptr<std::atomic<int>> asked, When when,
+                    std::shared_ptr<std::atomic<int>> let_go = std::make_shared<std::atomic<int>>(0))
+      : asked_(std::move(asked)), let_go_(std::move(let_go)), when_(when) {}
   std::string name() const override { return "overlaying-cpu"; }
   groth16::PendingProof prove_start(const groth16::Parameters& params, r1cs::ProvingAssignment& pa, const Fr& r,
                                     const Fr& s, groth16::ProveTimings* t,
                                     const r1cs::ProvingAssignment* /*next*/) override {
     EXPECT_FALSE(pa.abc_pending() && !abc_off_device().empty())
         << "a witness-only partition reached a backend that cannot form its a/b/c";
+    EXPECT_FALSE(pa.abc_pending() && let_go_->load()) << "a witness-only partition reached a backend without matrices";
     return cpu_->prove_start(params, pa, r, s, t);
+  }
+  void let_matrices_go(const groth16::Parameters&,
+                       const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
+    EXPECT_TRUE(compiled);
+    EXPECT_TRUE(placed_) << "let go of matrices it never took";
+    (*let_go_)++;
   }
   std::string place_matrices(const groth16::Parameters&,
                              const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
@@ -240,13 +249,14 @@ class OverlayingBackend final : public groth16::ProverBackend {
     return when_ == When::kAtPlacement ? kWhy : "";
   }
   std::string abc_off_device() const override {
+    if (when_ == When::kNever) return "";
     if (when_ == When::kUntilPlaced) return placed_ ? "" : kWhy;
     return when_ == When::kLater || placed_ ? kWhy : "";  // kAtPlacement: its plan overlays, once asked
   }
   static constexpr const char* kWhy = "its memory plan overlays the witness on a/b/c (test)";
 
  private:
-  std::shared_ptr<std::atomic<int>> asked_;
+  std::shared_ptr<std::atomic<int>> asked_, let_go_;
   When when_;
   std::atomic<bool> placed_{false};
   std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
@@ -292,6 +302,35 @@ TEST(EngineTest, WitnessOnlyJobsAreProvedInFullWhereTheDeviceCannotFormABC) {
       EXPECT_GE(peaks["abc bytes"], double(3 * sizeof(Fr) * kConstraints)) << "a/b/c were synthesized and tracked";
     }
   }
+}
+
+// Two devices, the first with room for the matrices and the second without: the set is proved by
+// full synthesis on both, and the first lets its matrices go (its plan made again for full
+// synthesis), once; the compiled circuit goes back to the budget.
+TEST(EngineTest, ADeviceThatTookTheMatricesLetsThemGoWhenAnotherRefuses) {
+  using When = OverlayingBackend::When;
+  test::TempDir dir("cuzk-engine-test");
+  auto cfg = cpu_test_config(dir.path);
+  cfg.witness_synthesis = WitnessSynthesis::kOn;
+  auto asked = std::make_shared<std::atomic<int>>(0), let_go = std::make_shared<std::atomic<int>>(0);
+  auto made = std::make_shared<int>(0);
+  cfg.make_backend_devices = 2;
+  cfg.make_backend = [asked, let_go, made] {
+    return std::make_unique<OverlayingBackend>(asked, (*made)++ == 0 ? When::kNever : When::kAtPlacement, let_go);
+  };
+  Engine engine(cfg);
+  ASSERT_EQ(engine.snapshot().devices.size(), 2u);
+  for (int job = 0; job < 2; job++) {
+    const auto id = engine.submit(synthetic_job(1 << 12, 3, 0, 64));
+    ASSERT_TRUE(engine.await(id, std::chrono::seconds(60))) << "job " << job << " hung";
+    const JobResult r = await_end(engine, id);
+    ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+    EXPECT_TRUE(r.verified);
+  }
+  EXPECT_EQ(asked->load(), 2) << "each device asked once for the set";
+  EXPECT_EQ(let_go->load(), 1) << "the device that took the matrices let them go";
+  EXPECT_EQ(engine.snapshot().buffers.compiled_circuit_bytes, 0);
+  expect_idle(engine);
 }
 
 // The same under a budget that holds a full partition beside the set and nothing more: the

@@ -109,7 +109,8 @@ TEST_F(CudaBackendPlanTest, EveryPlanProvesWhatTheCpuProves) {
 // overlay the witness on a/b/c: it says so before anything moves (the engine then proves the set
 // by full synthesis), and a witness-only assignment given to it all the same has its a/b/c formed
 // on the CPU. Both give the CPU backend's proof. (The refusal after an upload, when the prediction
-// was wrong, is not driven here.)
+// was wrong, is not driven here.) On the whole card, the matrices let go afterwards (another
+// device refused) give the plan its compact a/b/c room back, and a full synthesis the same proof.
 TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
   // 2^21: a witness-only proof's separate layout needs 32 bytes a point of min(2n, witness) more
   // than the overlaid one, which must exceed the slack below.
@@ -153,6 +154,16 @@ TEST_F(CudaBackendPlanTest, PlaceMatricesSaysWhenTheWitnessIsOverlaid) {
     }
     auto pa = synthesize_witness(circuit, compiled);
     expect_same(gpu->prove_start(params, pa, r, s), want, why);
+    if (whole) {  // another device refused: the set goes by full synthesis, its plan with compact a/b/c's room
+      gpu->let_matrices_go(params, compiled);
+      const auto bytes = gpu->device_info().memory_plan_bytes;
+      const auto compact =
+          std::find_if(bytes.begin(), bytes.end(), [](const auto& b) { return b.first == "compact_abc"; });
+      ASSERT_NE(compact, bytes.end());
+      EXPECT_GT(compact->second, 0u) << gpu->device_info().memory_plan;
+      auto full = synthesize(circuit);
+      expect_same(gpu->prove_start(params, full, r, s), want, "full synthesis after the matrices went");
+    }
     gpu->release_parameters(params);
   }
 }

@@ -144,14 +144,7 @@ class CudaBackend final : public ProverBackend {
     cudaGetLastError();  // leave no error behind for the thread's next check
     if (const auto plan = resident_.plan(); plan.fits) {
       info.memory_plan = plan.summary();
-      info.memory_plan_bytes = {{"scratch", plan.scratch},
-                                {"twiddles", plan.twiddles},
-                                {"compact_abc", plan.compact_abc},
-                                {"bases_resident", resident_.bytes()},
-                                {"bases_streamed", plan.streamed_bytes},
-                                {"msm_workspace_limit", plan.workspace_limit},
-                                {"witness_ahead", plan.witness_ahead},
-                                {"available", plan.available}};
+      info.memory_plan_bytes = plan.bytes_by_use(resident_.bytes());
     }
     return info;
   }
@@ -218,18 +211,19 @@ class CudaBackend final : public ProverBackend {
       resident_.get(params, buffers_held());
     });
     std::string why = abc_off_device();
-    if (!why.empty()) {  // its proofs go by full synthesis: the matrices' room back to the set's plan
-      matrices_.erase(compiled);
-      resident_.set_outside_bytes(matrices_.bytes());
-      resident_.set_witness_only(params, false);
-      with_room("the set placed again", [&] {
-        ahead_.release();
-        resident_.replan(params, buffers_held());
-        resident_.get(params, buffers_held());
-      });
-    }
+    if (!why.empty()) drop_matrices(params, compiled);  // its proofs go by full synthesis
     resident_.release_host_copies();
     return why;
+  }
+  void let_matrices_go(const Parameters& params,
+                       const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) override {
+    std::lock_guard lock(mutex_);
+    msm::cuda::LaneScope lane(msm_lane());
+    set_device();
+    PublishReleasedOnExit publish{resident_};
+    if (!matrices_.has(compiled)) return;
+    drop_matrices(params, compiled);
+    resident_.release_host_copies();
   }
   std::string abc_off_device() const override {
     const auto plan = resident_.plan();
@@ -292,6 +286,18 @@ class CudaBackend final : public ProverBackend {
     ahead_.release();
     resident_.witness_ahead_refused();
     plan_ = resident_.plan();
+  }
+  // The set's proofs go by full synthesis: the matrices leave the device, and their room goes back
+  // to the set's plan (compact a/b/c's room, no second witness buffer), made again.
+  void drop_matrices(const Parameters& params, const std::shared_ptr<const r1cs::CompiledCircuit>& compiled) {
+    matrices_.erase(compiled);
+    resident_.set_outside_bytes(matrices_.bytes());
+    resident_.set_witness_only(params, false);
+    with_room("the set placed again", [&] {
+      ahead_.release();
+      resident_.replan(params, buffers_held());
+      resident_.get(params, buffers_held());
+    });
   }
   // A set about to be placed (again) gets a plan made anew: the second witness buffer's room and
   // compact a/b/c's go back first, so that the bases find it free (the new plan may give it to
@@ -442,15 +448,6 @@ class CudaBackend final : public ProverBackend {
     return *domain_;
   }
 
-  // A device buffer of at least count elements, kept across proofs (grows, never shrinks).
-  template <class T>
-  static T* grown(DeviceBuffer<T>& buffer, size_t count) {
-    if (buffer.size() < count) {
-      buffer.reset();
-      buffer = DeviceBuffer<T>(count);
-    }
-    return buffer.get();
-  }
   // Runs f; when it runs out of device memory, the plan's optional parts make room
   // (ResidentParameters::make_room, logged) and f runs again, twice at most: a job fails for want
   // of device memory only when even streamed bases and a halved workspace do not fit.
@@ -497,7 +494,7 @@ class CudaBackend final : public ProverBackend {
     const size_t before = scratch_.size();
     if (scratch_.size() * sizeof(Fr) > plan_.scratch) scratch_.reset();
     ProofVectors v;
-    v.a = grown(scratch_, overlaid ? std::max(2 * n, witness) : (products ? 2 : 3) * n + witness);
+    v.a = scratch_.grow_to(overlaid ? std::max(2 * n, witness) : (products ? 2 : 3) * n + witness);
     if (scratch_.size() != before) ahead_.forget();  // a witness that went up ahead into it is gone
     v.b = v.a + n;
     v.c = overlaid || products ? v.b : v.b + n;
@@ -515,7 +512,7 @@ class CudaBackend final : public ProverBackend {
       return nullptr;
     }
     inject_device_oom("cudaMalloc of the compact a/b/c area");
-    return grown(compact_, compact_bytes);
+    return compact_.grow_to(compact_bytes);
   }
 
   // Enqueues bytes from host memory to the device on the upload stream: one DMA per locked

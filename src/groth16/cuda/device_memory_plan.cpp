@@ -104,6 +104,17 @@ std::string DeviceMemoryPlan::summary() const {
   return s + ", MSM workspace " + gb(workspace_limit) + " of " + gb(available);
 }
 
+std::vector<std::pair<std::string, uint64_t>> DeviceMemoryPlan::bytes_by_use(size_t bases_resident) const {
+  return {{"scratch", scratch},
+          {"twiddles", twiddles},
+          {"compact_abc", compact_abc},
+          {"bases_resident", bases_resident},
+          {"bases_streamed", streamed_bytes},
+          {"msm_workspace_limit", workspace_limit},
+          {"witness_ahead", witness_ahead},
+          {"available", available}};
+}
+
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
                                     size_t h_points, unsigned h_copies_limit, bool witness_only) {
   const size_t n = shape.n, witness = shape.aux + shape.inputs;

@@ -7,7 +7,10 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuzk::groth16::cuda {
 
@@ -69,6 +72,9 @@ struct DeviceMemoryPlan {
   bool all_resident() const;
   // One line for the log and status: "2^27 separate: scratch 17.4 GB, ... ; bases 47.4 GB resident".
   std::string summary() const;
+  // Its bytes by use, for status and metrics (ProverBackend::DeviceInfo::memory_plan_bytes), with
+  // the device's resident bases (every set's) as bases_resident.
+  std::vector<std::pair<std::string, uint64_t>> bytes_by_use(size_t bases_resident) const;
 };
 
 // The plan for a parameter set of the given queries on a card with `available` bytes for cuzk

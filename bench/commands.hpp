@@ -109,6 +109,7 @@ struct GpuMsmBenchArgs {
   double zero_fraction = 0, one_fraction = 0;
   std::string precompute_copies = "0";  // precomputed base copies: 0 (off), a count, or "all"
   bool field_rates = false;             // first the Fp product's rate, alone and beside FP64/MMA/shuffles
+  unsigned workspace_mib = 0;           // the MSM workspace's limit (0: none), as the prover's plan sets it
   unsigned device = 0;
   unsigned reps = 5;
   uint64_t seed = 1;

@@ -188,6 +188,10 @@ int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
       return 1;
     }
   }
+  if (args.workspace_mib) {
+    msm::cuda::set_workspace_limit(int(args.device), size_t(args.workspace_mib) << 20);
+    std::printf("MSM workspace limited to %u MiB.\n\n", args.workspace_mib);
+  }
   std::printf(
       "| curve | size | ms | host ms | ratio to sppark | upload ms | window | copies | bucket sets | precompute ms | "
       "bases GB | workspace GB | zeros | ones |\n");

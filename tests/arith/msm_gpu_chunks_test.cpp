@@ -1,5 +1,6 @@
-// The GPU MSM within a workspace limit (msm::cuda::set_workspace_limit: the MSM is cut into
-// chunks) and over bases kept in host memory (Bases::in_host_memory: streamed chunk by chunk),
+// The GPU MSM within a workspace limit (msm::cuda::set_workspace_limit: over bases on the device a
+// few of the whole MSM's windows a pass, else chunks) and over bases kept in host memory
+// (Bases::in_host_memory: streamed chunk by chunk),
 // against the CPU msm on fresh random inputs: plain, with a density mask and an offset, G2,
 // precomputed copies, host and device scalars, pageable and page-locked bases. The workspace
 // stays within the limit: limits are 2/5 and more of what the MSM takes whole, at sizes where
@@ -188,6 +189,75 @@ TEST_F(MsmGpuChunksTest, ChunkedPrecomputedBasesMatchCpu) {
   const size_t whole = whole_workspace(*copies, 9, scalars);
   const Limit limit(whole / 2);
   expect_msm(*copies, 9, scalars, want, whole / 2, "3 copies, half the workspace");
+}
+
+// Too large to run whole within the limit, an MSM over bases on the device keeps the whole MSM's
+// window and buckets a few of its windows a pass; below what one such window needs, it goes in
+// chunks of a narrower window. Each matches the CPU: mixed scalars (zeros and ones apart), a
+// window fixed by the options over uniform scalars (H's case), a density mask, G2; host and
+// device scalars; the workspace within the limit.
+TEST_F(MsmGpuChunksTest, AFewWindowsAPassKeepTheWholeMsmsWindow) {
+  auto rng = test::make_rng();
+  const size_t n = (size_t(1) << 20) + 77, offset = 5;
+  const auto host_bases = ec::pseudo_random_subgroup_points<G1Curve>(n + offset, rng);
+  const auto bases = cuda::G1Bases::upload(0, host_bases);
+  const auto points = std::span<const G1Affine>(host_bases).subspan(offset);
+  const auto mixed = mixed_scalars(n, rng);
+  std::vector<Fr> uniform(n);
+  for (auto& x : uniform) x = Fr::random(rng);
+  const auto want_mixed = msm::msm<G1Curve>(points, mixed).to_affine();
+  const auto want_uniform = msm::msm<G1Curve>(points, uniform).to_affine();
+  const size_t whole = whole_workspace(*bases, offset, mixed);
+  MsmStats whole_stats;
+  cuda::msm<G1Curve>(*bases, offset, n, std::span<const Fr>(mixed), {}, &whole_stats);
+  cuda::release_workspace(0);
+  for (const size_t limit_bytes : {whole / 2, whole / 5}) {
+    const std::string what = "limit " + std::to_string(limit_bytes) + " of " + std::to_string(whole);
+    const Limit limit(limit_bytes);
+    expect_msm(*bases, offset, mixed, want_mixed, limit_bytes, what);
+    MsmStats stats;
+    EXPECT_EQ(cuda::msm<G1Curve>(*bases, offset, n, std::span<const Fr>(mixed), {}, &stats).to_affine(), want_mixed);
+    EXPECT_EQ(stats.window_bits, whole_stats.window_bits) << what << ": the whole MSM's window";
+    EXPECT_EQ(stats.zeros, whole_stats.zeros) << what;
+    EXPECT_EQ(stats.ones, whole_stats.ones) << what;
+    const MsmOptions fixed{.window_bits = cuda::gpu_window_bits(n)};
+    EXPECT_EQ(cuda::msm<G1Curve>(*bases, offset, n, std::span<const Fr>(uniform), fixed, &stats).to_affine(),
+              want_uniform)
+        << what << ", fixed window";
+    EXPECT_EQ(stats.window_bits, fixed.window_bits) << what;
+    EXPECT_LE(cuda::workspace_bytes(0), limit_bytes) << what;
+  }
+  {
+    const Limit limit(whole / 50);  // less than one window of the whole MSM: chunks
+    MsmStats stats;
+    EXPECT_EQ(cuda::msm<G1Curve>(*bases, offset, n, std::span<const Fr>(mixed), {}, &stats).to_affine(), want_mixed);
+    EXPECT_LT(stats.window_bits, whole_stats.window_bits) << "chunks take the window of their size";
+  }
+  // A density mask over the same bases.
+  std::vector<uint64_t> words((n + 63) / 64, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (rng() % 4) words[i / 64] |= uint64_t(1) << (i % 64);
+  }
+  const DensityView density{words, n};
+  const auto want_density = msm_with_density<G1Curve>(points, mixed, density).to_affine();
+  {
+    const Limit limit(whole / 3);
+    MsmStats stats;
+    EXPECT_EQ(
+        cuda::msm_with_density<G1Curve>(*bases, offset, std::span<const Fr>(mixed), density, {}, &stats).to_affine(),
+        want_density);
+    EXPECT_EQ(stats.terms, density.count_ones());
+    EXPECT_LE(cuda::workspace_bytes(0), whole / 3);
+  }
+  // G2.
+  const size_t n2 = (size_t(1) << 18) + 3;
+  const auto host_g2 = ec::pseudo_random_subgroup_points<G2Curve>(n2, rng);
+  const auto g2 = cuda::G2Bases::upload(0, host_g2);
+  const std::vector<Fr> scalars_g2(mixed.begin(), mixed.begin() + n2);
+  const auto want_g2 = msm::msm<G2Curve>(std::span<const G2Affine>(host_g2), scalars_g2).to_affine();
+  const size_t whole_g2 = whole_workspace(*g2, 0, scalars_g2);
+  const Limit limit(whole_g2 / 3);
+  expect_msm(*g2, 0, scalars_g2, want_g2, whole_g2 / 3, "G2, a third of the workspace");
 }
 
 TEST_F(MsmGpuChunksTest, LoweringTheLimitFreesTheWorkspace) {

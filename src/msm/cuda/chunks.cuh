@@ -1,8 +1,12 @@
 // How one MSM fits its device's workspace limit (set_workspace_limit) and reads bases kept in
-// host memory (Bases::in_host_memory); part of the one translation unit msm.cu. An MSM whose
-// buffers would not fit beside what the workspace holds is cut into chunks of scalars, each an
-// MSM of its own over its slice of the scalars and of the bases (a density's ranks counted on the
-// host), whose sums the host adds: a chunk costs one window reduction and one host round trip
+// host memory (Bases::in_host_memory); part of the one translation unit msm.cu. An MSM over bases
+// on the device whose buffers would not fit beside what the workspace holds buckets its windows a
+// group at a time (choose_window_group): every scalar's digits of a few windows per pass, so it
+// keeps the window of the whole MSM, and the pairs, buckets and reductions add up to the whole
+// MSM's. Otherwise (streamed bases, precomputed copies, or not even one window of the whole fits)
+// it is cut into chunks of scalars, each an MSM of its own over its slice of the scalars and of the
+// bases (a density's ranks counted on the host), whose sums the host adds: a chunk takes the
+// narrower window of its size (more pairs a scalar), one window reduction and one host round trip
 // beyond its share of the work. Bases in host memory go up chunk by chunk on the workspace's copy
 // stream into two slots, the next chunk's while this chunk's kernels run.
 #pragma once
@@ -58,17 +62,19 @@ struct Occupancy {
 
 // The most bytes each workspace buffer may take in an MSM of at most k scalars over these bases,
 // sized as the MSM's steps size them (emit_all_pairs, sort_pairs, zeroed_buckets,
-// accumulate_buckets, reduce_windows), for every window that up to k bucketed scalars may choose.
+// accumulate_buckets, reduce_windows), for every window that up to k bucketed scalars may choose;
+// with windows_at_once, for a pass that buckets at most that many windows (choose_window_group).
 template <class Curve>
 Needs chunk_needs(const Bases<Curve>& bases, const MsmOptions& options, size_t k, bool host_scalars, bool density,
-                  const Occupancy<BucketCurve<Curve>, Curve>& occupancy) {
+                  const Occupancy<BucketCurve<Curve>, Curve>& occupancy, unsigned windows_at_once = 0) {
   using B = BucketCurve<Curve>;
   using Xyzz = ec::XyzzPoint<B>;
   using W = Workspace;
   size_t pairs = 0, buckets = 0, levels = 0;
   int key_bits = 0;
   auto consider = [&](size_t bucketed, unsigned c) {
-    const size_t windows = (kScalarBits + c - 1) / c;
+    size_t windows = (kScalarBits + c - 1) / c;
+    if (windows_at_once) windows = std::min<size_t>(windows, windows_at_once);
     const size_t sets = bases.window_bits() ? bases.bucket_sets() : windows;
     const size_t nb = size_t(1) << (c - 1);
     pairs = std::max(pairs, bucketed * windows + k);  // every digit non-zero, plus the ones
@@ -145,6 +151,37 @@ size_t choose_chunk(Workspace& ws, const Bases<Curve>& bases, const MsmOptions& 
   if (beside >= count) return beside;  // the whole MSM fits: nothing to gain by freeing (the steady state)
   const size_t alone = largest(false);
   if (alone <= 2 * beside) return beside;
+  check(cudaStreamSynchronize(ws.copy_stream), "MSM workspace");
+  check(cudaStreamSynchronize(ws.stream), "MSM workspace");
+  ws.for_each_buffer([](Buffer& b) { b.release(); });
+  return alone;
+}
+
+// The most windows of the whole MSM over count scalars that one pass may bucket within the
+// workspace's limit (at most all of them), over bases on the device without precomputed copies;
+// 0 when not even one window fits (it goes in chunks then), or when there is no limit. The
+// window is the whole MSM's: the options', else the widest its count may choose (a narrower one,
+// chosen after the zeros and ones are counted, needs less a window). When freeing what the
+// workspace holds allows more windows a pass, it is freed first.
+template <class Curve>
+unsigned choose_window_group(Workspace& ws, const Bases<Curve>& bases, const MsmOptions& options, size_t count,
+                             bool host_scalars, bool density) {
+  if (!ws.limit || bases.streamed() || bases.window_bits()) return 0;
+  const Occupancy<BucketCurve<Curve>, Curve> occupancy;
+  MsmOptions whole = options;
+  if (!whole.window_bits) whole.window_bits = gpu_window_bits(count);
+  const unsigned windows = (kScalarBits + whole.window_bits - 1) / whole.window_bits;
+  auto most = [&](bool keep_held) {
+    for (unsigned g = windows; g >= 1; g--) {
+      const Needs need = chunk_needs(bases, whole, count, host_scalars, density, occupancy, g);
+      if (bytes_after(ws, need, keep_held) <= ws.limit) return g;
+    }
+    return 0u;
+  };
+  const unsigned beside = most(true);
+  if (beside == windows) return beside;
+  const unsigned alone = most(false);
+  if (alone <= beside) return beside;
   check(cudaStreamSynchronize(ws.copy_stream), "MSM workspace");
   check(cudaStreamSynchronize(ws.stream), "MSM workspace");
   ws.for_each_buffer([](Buffer& b) { b.release(); });

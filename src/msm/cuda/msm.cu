@@ -82,15 +82,23 @@ void wait_for_legacy_stream(Workspace& ws) {
   check(cudaStreamWaitEvent(ws.stream, ws.legacy_done, 0), "cudaStreamWaitEvent");
 }
 
+// The host's sum of one pass's windows, shifted to the pass's first window (2^(c first)).
+template <class Curve>
+ec::JacobianPoint<Curve> shifted(ec::JacobianPoint<Curve> sum, unsigned bits) {
+  for (unsigned i = 0; i < bits; i++) sum = sum.dbl();
+  return sum;
+}
+
 // One MSM (or one chunk of one) on the bases' device over `points` (the bases' device array at
 // the chunk's first base, or a slot of streamed bases): the scalars (and the density mask) go
 // up, the window is chosen, the (bucket, point) pairs are emitted and sorted, the buckets summed
-// and the windows reduced on the device, and the host combines the windows' sums.
+// and the windows reduced on the device, and the host combines the windows' sums. With
+// windows_at_once (choose_window_group), that many windows a pass, the passes' sums added.
 template <class Curve>
 ec::JacobianPoint<Curve> run_one(Workspace& ws, const Bases<Curve>& bases, const ec::AffinePoint<Curve>* points,
                                  size_t count, const Fr* host_scalars, const Fr* device_scalars,
                                  const DensityView* density, size_t terms_with_base, const MsmOptions& options,
-                                 MsmStats* stats) {
+                                 MsmStats* stats, unsigned windows_at_once = 0) {
   using B = BucketCurve<Curve>;  // device bucket sums (lazy for G1: canonical() on the host)
   Phases phases(ws.stream);
   phases.mark("start");
@@ -106,22 +114,30 @@ ec::JacobianPoint<Curve> run_one(Workspace& ws, const Bases<Curve>& bases, const
   auto* counters = ws.counters.get<unsigned long long>(kCounters);
   check(cudaMemsetAsync(counters, 0, kCounters * sizeof(unsigned long long), ws.stream), "memset");
   const Window w = choose_window(ws, phases, bases, options, scalars, count, dd, terms_with_base, counters);
-  const Pairs pairs = emit_all_pairs(ws, scalars, count, dd, w, options.split_zero_one, counters);
-  phases.mark("emit");
-  if (stats) *stats = {terms_with_base, pairs.zeros, pairs.ones, terms_with_base - pairs.zeros - pairs.ones, w.c};
-
-  ec::XyzzPoint<B>* buckets = zeroed_buckets<B>(ws, w.ones_key + 1);
-  if (pairs.count) {
-    const SortedPairs sorted = sort_pairs(ws, pairs, w.ones_key);
-    phases.mark("sort");
-    accumulate_buckets<B>(ws, phases, sorted.keys, AffineTerms<Curve>{points, sorted.vals}, pairs.count, buckets);
+  const unsigned per_pass = windows_at_once && !w.stride ? std::min(windows_at_once, w.windows) : w.windows;
+  ec::JacobianPoint<Curve> sum = ec::JacobianPoint<Curve>::infinity();
+  for (unsigned first = 0; first < w.windows; first += per_pass) {
+    const Window g = per_pass < w.windows ? window_group(w, first, per_pass) : w;
+    if (first) check(cudaMemsetAsync(counters, 0, kCounters * sizeof(unsigned long long), ws.stream), "memset");
+    const Pairs pairs = emit_all_pairs(ws, scalars, count, dd, g, options.split_zero_one && first == 0, counters);
+    phases.mark("emit");
+    if (stats && first == 0) {
+      *stats = {terms_with_base, pairs.zeros, pairs.ones, terms_with_base - pairs.zeros - pairs.ones, w.c};
+    }
+    ec::XyzzPoint<B>* buckets = zeroed_buckets<B>(ws, g.ones_key + 1);
+    if (pairs.count) {
+      const SortedPairs sorted = sort_pairs(ws, pairs, g.ones_key);
+      phases.mark("sort");
+      accumulate_buckets<B>(ws, phases, sorted.keys, AffineTerms<Curve>{points, sorted.vals}, pairs.count, buckets);
+    }
+    phases.mark("partials");
+    const WindowSums<B> sums = reduce_windows<B>(ws, phases, buckets, g.sets, g.buckets, g.ones_key);
+    phases.mark("reduce");
+    check(cudaStreamSynchronize(ws.stream), "MSM");
+    sum += shifted(combine_windows<Curve>(sums, g.sets, g.c), g.c * first);
   }
-  phases.mark("partials");
-  const WindowSums<B> sums = reduce_windows<B>(ws, phases, buckets, w.sets, w.buckets, w.ones_key);
-  phases.mark("reduce");
-  check(cudaStreamSynchronize(ws.stream), "MSM");
   phases.print(count, w.c);
-  return combine_windows<Curve>(sums, w.sets, w.c);
+  return sum;
 }
 
 // An MSM: whole, or in chunks when the workspace's limit or bases in host memory ask for them
@@ -142,6 +158,12 @@ ec::JacobianPoint<Curve> run(const Bases<Curve>& bases, size_t offset, size_t co
   if (chunk >= count && !bases.streamed()) {
     return run_one(ws, bases, bases.device_data() + offset, count, host_scalars, device_scalars, density,
                    terms_with_base, options, stats);
+  }
+  // Too large to run whole: a few of the whole MSM's windows a pass where one fits, else chunks.
+  if (const unsigned group =
+          choose_window_group(ws, bases, options, count, host_scalars != nullptr, density != nullptr)) {
+    return run_one(ws, bases, bases.device_data() + offset, count, host_scalars, device_scalars, density,
+                   terms_with_base, options, stats, group);
   }
   const std::vector<Chunk> chunks = cut_chunks(offset, count, density, chunk);
   const MsmOptions chunk_opts = chunk_options(bases, options, chunk, count);

@@ -71,8 +71,9 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
   add_in_warp(&counters[1], ones);
 }
 
-// One (key, value) pair per non-zero Booth digit: window w = t sets + u (t = 0 without
-// precomputed copies, sets = windows) gives key = u * buckets + |digit| - 1 and value =
+// One (key, value) pair per non-zero Booth digit of windows [first_window, first_window +
+// windows) (first_window 0 with precomputed copies): window first_window + w, w = t sets + u (t = 0
+// without precomputed copies, sets = windows) gives key = u * buckets + |digit| - 1 and value =
 // (t stride + base) << 1 | sign, base t of the copies. With split_ones, a scalar 1 gives the single
 // pair (ones_key, base) and a scalar 0 none. Pairs are counted at counters[3] and stored only
 // below `capacity` (with a fixed window the buffer is sized before the count is known: the
@@ -85,9 +86,9 @@ __global__ void classify(const Fr* scalars, size_t count, DeviceDensity density,
 // pass). A warp without a scalar to bucket skips the windows (B's scalars are all 0 or 1 in the
 // PoRep profile, and its window is the narrowest: 64 windows of nothing).
 __global__ void __launch_bounds__(kThreads)
-    emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned windows, unsigned sets,
-               uint32_t stride, bool split_ones, size_t capacity, uint32_t* keys, uint32_t* vals,
-               unsigned long long* counters) {
+    emit_pairs(const Fr* scalars, size_t count, DeviceDensity density, unsigned c, unsigned first_window,
+               unsigned windows, unsigned sets, uint32_t stride, bool split_ones, size_t capacity, uint32_t* keys,
+               uint32_t* vals, unsigned long long* counters) {
   __shared__ unsigned warp_offset[kThreads / 32];
   __shared__ unsigned long long block_start;
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
@@ -111,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
       if (is_one) n = 1;
       if (bucketed) {
         k = canonical;
-        for (unsigned w = 0; w < windows; w++) n += booth_digit(k, w, c) != 0;
+        for (unsigned w = 0; w < windows; w++) n += booth_digit(k, first_window + w, c) != 0;
       }
     }
     // The block's pairs: warp totals, their offsets, one atomic.
@@ -143,7 +144,7 @@ __global__ void __launch_bounds__(kThreads)
     pos += __popc(with_one);
     if (!__any_sync(0xffffffffu, bucketed)) continue;
     for (unsigned w = 0, t = 0, u = 0; w < windows; w++) {
-      const int d = booth_digit(k, w, c);
+      const int d = booth_digit(k, first_window + w, c);
       const unsigned with = __ballot_sync(0xffffffffu, d != 0);
       if (d != 0) {
         const size_t at = pos + __popc(with & below);
@@ -167,11 +168,12 @@ __global__ void __launch_bounds__(kThreads)
 // [5] the zeros and ones it counts.
 constexpr unsigned kCounters = 6;
 
-// One MSM's window and the bucket layout it gives.
+// One MSM's window and the bucket layout it gives (or one pass's: windows [first, first +
+// windows) of the MSM's, window_group).
 struct Window {
   bool fixed = false;             // by precomputed bases or the options: no classify pass
   size_t bucketed = 0, ones = 0;  // scalars with a bucket and ones (counted when not fixed)
-  unsigned c = 0, windows = 0;
+  unsigned c = 0, first = 0, windows = 0;
   unsigned sets = 0;    // bucket sets: one per window, or G with precomputed copies (window t G + u in set u)
   uint32_t stride = 0;  // bases between copies (0 without)
   size_t buckets = 0;   // per set: 2^(c - 1)
@@ -212,6 +214,19 @@ Window choose_window(Workspace& ws, Phases& phases, const Bases<Curve>& bases, c
   return w;
 }
 
+// Windows [first, first + count) of w (no precomputed copies): one pass's buckets, one set a
+// window, the ones' bucket after them (its pairs only in the first pass, split: they are the
+// scalars' window 0).
+inline Window window_group(const Window& w, unsigned first, unsigned count) {
+  Window g = w;
+  g.first = first;
+  g.windows = std::min(count, w.windows - first);
+  g.sets = g.windows;
+  g.ones = first == 0 ? w.ones : 0;
+  g.ones_key = g.sets * g.buckets;
+  return g;
+}
+
 // The emitted pairs: keys[0], vals[0] as emit_pairs wrote them, [1] the radix sort's second
 // buffers; zeros and ones among the scalars with a base.
 struct Pairs {
@@ -225,7 +240,8 @@ void require_fewer_pairs_than_int_max(size_t pairs) {
   if (pairs >= size_t(INT_MAX)) throw std::invalid_argument("GPU MSM: too many (bucket, point) pairs");
 }
 
-// Emits the pairs into ws's buffers. After a classify pass their count is bounded beforehand;
+// Emits the pairs of w's windows into ws's buffers (split: the ones get the ones' bucket). After a
+// classify pass their count is bounded beforehand;
 // with a fixed window they go into the buffers as they are, and only when those hold too few
 // (the first MSM of a size) are they emitted again into buffers of the counted size.
 Pairs emit_all_pairs(Workspace& ws, const Fr* scalars, size_t count, const DeviceDensity& dd, const Window& w,
@@ -248,7 +264,7 @@ Pairs emit_all_pairs(Workspace& ws, const Fr* scalars, size_t count, const Devic
     p.vals[0] = ws.vals[0].get<uint32_t>(capacity);
     p.vals[1] = ws.vals[1].get<uint32_t>(capacity);
     emit_pairs<<<stream_blocks(emit_pairs, count), kThreads, 0, stream>>>(
-        scalars, count, dd, w.c, w.windows, w.sets, w.stride, split, capacity, p.keys[0], p.vals[0], counters);
+        scalars, count, dd, w.c, w.first, w.windows, w.sets, w.stride, split, capacity, p.keys[0], p.vals[0], counters);
     check_launch("emit_pairs");
     check(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), "download");
     check(cudaStreamSynchronize(stream), "emit_pairs");

@@ -107,9 +107,9 @@ struct GpuMsmBenchArgs {
   std::vector<unsigned> log_sizes = {16, 18, 20, 22, 24};
   std::vector<unsigned> windows = {0};  // 0: the library's choice
   double zero_fraction = 0, one_fraction = 0;
-  std::string precompute_copies = "0";  // precomputed base copies: 0 (off), a count, or "all"
-  bool field_rates = false;             // first the Fp product's rate, alone and beside FP64/MMA/shuffles
-  unsigned workspace_mib = 0;           // the MSM workspace's limit (0: none), as the prover's plan sets it
+  std::string precompute_copies = "0";        // precomputed base copies: 0 (off), a count, or "all"
+  bool field_rates = false;                   // first the Fp product's rate, alone and beside FP64/MMA/shuffles
+  std::vector<unsigned> workspace_mib = {0};  // MSM workspace limits (0: none), as the prover's plan sets one
   unsigned device = 0;
   unsigned reps = 5;
   uint64_t seed = 1;

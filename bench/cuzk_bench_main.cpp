@@ -299,9 +299,11 @@ int main(int argc, char** argv) {
   gpu_msm_cmd->add_flag("--field-rates", gpu_msm.field_rates,
                         "first print the Fp product's rate (device 0), alone and with double-precision FMAs, int8 "
                         "tensor-core MMAs or warp shuffles issued beside each product");
-  gpu_msm_cmd->add_option("--workspace-mib", gpu_msm.workspace_mib,
-                          "limit the MSM workspace (MiB, 0: none), as the prover's device memory plan does: larger "
-                          "MSMs bucket a few windows a pass, or run in chunks");
+  gpu_msm_cmd
+      ->add_option("--workspace-mib", gpu_msm.workspace_mib,
+                   "MSM workspace limits to run each size under (MiB, 0: none), as the prover's device memory "
+                   "plan sets one: larger MSMs bucket a few windows a pass, or run in chunks")
+      ->delimiter(',');
   gpu_msm_cmd->add_option("--device", gpu_msm.device, "CUDA device");
   gpu_msm_cmd->add_option("--reps", gpu_msm.reps, "repetitions (the median is printed)")->check(CLI::PositiveNumber);
   gpu_msm_cmd->add_option("--seed", gpu_msm.seed, "random seed");

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <tbb/parallel_for.h>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -81,6 +82,15 @@ std::vector<ff::Fr> scalars_in_parallel(size_t n, const GpuMsmBenchArgs& args, u
   return out;
 }
 
+// Each window with each workspace limit (MiB), in that order.
+std::vector<std::pair<unsigned, unsigned>> window_limit_pairs(const GpuMsmBenchArgs& args) {
+  std::vector<std::pair<unsigned, unsigned>> pairs;
+  for (unsigned window : args.windows) {
+    for (unsigned limit : args.workspace_mib) pairs.emplace_back(window, limit);
+  }
+  return pairs;
+}
+
 // 0: no precomputation; otherwise the Precompute copies (0 there: one per window).
 bool parse_copies(const std::string& text, unsigned& copies) {
   if (text == "0" || text == "off") return false;
@@ -113,7 +123,8 @@ void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
     check(cudaSetDevice(args.device), "cudaSetDevice");
     check(cudaMalloc(&device_scalars, n * sizeof(ff::Fr)), "cudaMalloc");
     check(cudaMemcpy(device_scalars, scalars.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice), "upload");
-    for (unsigned window : args.windows) {
+    for (const auto& [window, limit_mib] : window_limit_pairs(args)) {
+      msm::cuda::set_workspace_limit(int(args.device), size_t(limit_mib) << 20);  // 0: none
       msm::MsmOptions options;
       double upload_ms = 0;
       if (precompute) {
@@ -139,16 +150,20 @@ void rows(const char* name, unsigned is_g2, const GpuMsmBenchArgs& args) {
       const unsigned sets = precompute ? bases->bucket_sets() : windows;
       const double device_gb =
           precompute ? double(bases->device_bytes()) / 1e9 : double(n * sizeof(ec::AffinePoint<Curve>)) / 1e9;
+      char limit_gb[32] = "-";
+      if (limit_mib) std::snprintf(limit_gb, sizeof limit_gb, "%.2f", double(size_t(limit_mib) << 20) / 1e9);
       std::printf(
-          "| %-4s | 2^%-3u | %9.2f | %9.2f | %6s | %9.1f | %6u | %3u | %3u | %9.1f | %7.2f | %7.2f | %8zu | %8zu |\n",
+          "| %-4s | 2^%-3u | %9.2f | %9.2f | %6s | %9.1f | %6u | %3u | %3u | %9.1f | %7.2f | %7s | %7.2f | %8zu | "
+          "%8zu |\n",
           name, log_n, ms, host_ms, ratio, upload_ms, c, precompute ? bases->copies() : 1u, sets,
-          precompute ? bases->precompute_ms() : 0.0, device_gb,
+          precompute ? bases->precompute_ms() : 0.0, device_gb, limit_gb,
           double(msm::cuda::workspace_bytes(int(args.device))) / 1e9, stats.zeros, stats.ones);
       std::fflush(stdout);
     }
     cudaFree(device_scalars);
   }
   bases.reset();
+  msm::cuda::set_workspace_limit(int(args.device), 0);
   msm::cuda::release_workspace(int(args.device));
 }
 
@@ -188,14 +203,10 @@ int run_gpu_msm_bench(const GpuMsmBenchArgs& args) {
       return 1;
     }
   }
-  if (args.workspace_mib) {
-    msm::cuda::set_workspace_limit(int(args.device), size_t(args.workspace_mib) << 20);
-    std::printf("MSM workspace limited to %u MiB.\n\n", args.workspace_mib);
-  }
   std::printf(
       "| curve | size | ms | host ms | ratio to sppark | upload ms | window | copies | bucket sets | precompute ms | "
-      "bases GB | workspace GB | zeros | ones |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "bases GB | workspace limit GB | workspace GB | zeros | ones |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   try {
     if (args.curve == "g1" || args.curve == "both") rows<ec::G1Curve>("G1", 0, args);
     if (args.curve == "g2" || args.curve == "both") rows<ec::G2Curve>("G2", 1, args);

@@ -5,10 +5,13 @@
 // witness alone. Part of engine_test.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -506,9 +509,13 @@ TEST(HostMemoryTest, FreeGraduallyDropsThePreparationFirstAndReturnsThePages) {
 
 // A CPU backend that keeps host memory between assignments, as the CUDA backend keeps its
 // compact a/b/c copies: a preparation takes what is idle (or makes `copy_bytes` anew), reports it
-// as its host bytes, and gives it back when the assignment lets go of it; trim frees it.
+// as its host bytes, and gives it back when the assignment lets go of it; trim frees it. With
+// wait_for_idle, a preparation that finds none idle while one is in use waits for it up to 2 s
+// (so that a test sees reuse however the threads are scheduled).
 struct KeptMemory {
   std::mutex mutex;
+  std::condition_variable given_back;
+  bool wait_for_idle = false;
   uint64_t copy_bytes = 0, idle = 0;
   unsigned made = 0, reused = 0, trims = 0;
 };
@@ -523,7 +530,10 @@ class KeepingBackend final : public groth16::ProverBackend {
   }
   void prepare_assignment(r1cs::ProvingAssignment& pa) override {
     {
-      std::lock_guard lock(kept_->mutex);
+      std::unique_lock lock(kept_->mutex);
+      if (kept_->wait_for_idle && kept_->made > 0) {
+        kept_->given_back.wait_for(lock, std::chrono::seconds(2), [&] { return kept_->idle >= kept_->copy_bytes; });
+      }
       if (kept_->idle >= kept_->copy_bytes) {
         kept_->idle -= kept_->copy_bytes;
         kept_->reused++;
@@ -549,6 +559,7 @@ class KeepingBackend final : public groth16::ProverBackend {
     ~Copy() override {
       std::lock_guard lock(kept->mutex);
       kept->idle += kept->copy_bytes;
+      kept->given_back.notify_all();
     }
     size_t host_bytes() const override { return kept->copy_bytes; }
     std::shared_ptr<KeptMemory> kept;
@@ -570,6 +581,7 @@ TEST(EngineTest, MemoryTheBackendKeepsIsChargedAndFreedWhenIdle) {
   test::TempDir dir("cuzk-engine-test");
   auto kept = std::make_shared<KeptMemory>();
   kept->copy_bytes = uint64_t(8) << 20;
+  kept->wait_for_idle = true;
   Engine engine(keeping_config(dir.path, kept));
   std::vector<std::string> ids;
   for (uint64_t j = 0; j < 3; j++) ids.push_back(engine.submit(synthetic_job(1 << 12, 4, 0, 1)));

@@ -27,11 +27,10 @@ size_t plain_bucket_bytes(size_t n) {
 // arrays of k (W + 1) entries, the level-0 partials (two per slice of 8 to 512 pairs, each a key,
 // flag, position and two points), buckets and their reduction, the streamed bases' two slots and
 // the sort's temporary storage. point: bytes of a bucket point (G1's 192, G2's 384; affine bases
-// are half that). windows_at_once: a pass over k scalars that buckets that many of their windows.
-size_t chunk_workspace(size_t k, size_t point, bool streamed, unsigned windows_at_once = 0) {
+// are half that).
+size_t chunk_workspace(size_t k, size_t point, bool streamed) {
   const unsigned c = msm::cuda::gpu_window_bits(k);
-  size_t windows = (256 + c - 1) / c;
-  if (windows_at_once) windows = std::min<size_t>(windows, windows_at_once);
+  const size_t windows = (256 + c - 1) / c;
   const size_t pairs = k * (windows + 1);
   const size_t slots = 2 * pairs / std::clamp<size_t>(pairs >> 18, 8, 512);
   return pairs * 16 + slots * (16 + 2 * point) + 2 * windows * (size_t(1) << (c - 1)) * point +
@@ -78,8 +77,6 @@ size_t msm_workspace_floor(size_t n) {
 }
 
 size_t msm_workspace_whole(size_t n) { return n > 1 ? chunk_workspace(n - 1, kXyzzBytes, false) : 0; }
-
-size_t msm_workspace_one_window(size_t n) { return n > 1 ? chunk_workspace(n - 1, kXyzzBytes, false, 1) : 0; }
 
 bool DeviceMemoryPlan::all_resident() const {
   return std::all_of(resident.begin(), resident.end(), [](bool r) { return r; });
@@ -152,15 +149,15 @@ DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const Proof
       }
     }
     p.workspace_limit = room - fixed - p.resident_bytes;
-    // The second witness buffer from room beyond what H's MSM needs to bucket one of its windows a
-    // pass (a few windows a pass cost little more than the whole MSM: msm/cuda/chunks.cuh); the
-    // copies only from room beyond an MSM of H in one piece (and never below the floor). The
-    // buffer first: it spares each proof the witness's upload (~0.09 s at 2^27), more than copies
-    // spare H's MSM (2^27 on the H200: 658 ms with 3, 695 without).
+    // The second witness buffer and the copies only from room beyond an MSM of H in one piece
+    // (and never below the floor). The buffer first: it spares each proof the witness's upload
+    // (~0.09 s at 2^27), more than copies spare H's MSM (2^27 on the H200: 658 ms with 3, 695
+    // without). Not from a smaller workspace: on the 80 GB H100 beside a C2 set the buffer took
+    // 0.07 s off the witness's upload and put 0.33 s on the MSMs (docs/PERF.md).
     const size_t keep = std::max(msm_workspace_whole(n), floor);
     const size_t witness_bytes = kScalarBytes * witness;
     if (witness_only && layout == ScratchLayout::kSeparate && p.all_resident() &&
-        p.workspace_limit >= std::max(msm_workspace_one_window(n), floor) + witness_bytes) {
+        p.workspace_limit >= keep + witness_bytes) {
       p.witness_ahead = witness_bytes;
       p.workspace_limit -= witness_bytes;
     }

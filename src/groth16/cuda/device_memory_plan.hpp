@@ -55,9 +55,6 @@ size_t msm_workspace_floor(size_t n);
 // What an MSM of n - 1 plain G1 bases with its scalars on the device needs in one piece: more
 // room than this gives the MSMs nothing (precomputed copies are planned only beyond it).
 size_t msm_workspace_whole(size_t n);
-// What that MSM needs to bucket one of its windows a pass over all its scalars (msm::cuda's
-// window groups): more room than this costs it little.
-size_t msm_workspace_one_window(size_t n);
 
 // Where one device's memory goes. All byte counts are device bytes.
 struct DeviceMemoryPlan {
@@ -85,11 +82,12 @@ struct DeviceMemoryPlan {
 // resident bases, for proofs of `shape`: the separate layout when it and the workspace's floor fit
 // with room to spare (witness-only proofs: whenever it fits), else the overlaid one; then each
 // query resident in the order h, l, a, b_g1, b_g2 while it fits beside the workspace's floor; the
-// workspace gets all that is left; then, when every base is resident: a second witness buffer in the separate layout
-// (for witness-only proofs, whose witness goes up while the previous proof's MSMs run) where the workspace keeps what
-// H's MSM needs for one window a pass, and copies of H's bases (at most h_copies_limit, 0: no limit, 1: none) where it
-// keeps what a whole MSM of H needs. witness_only: the proofs are witness-only (a/b/c formed on the device, never
-// uploaded), so no room for compact a/b/c, a scratch of 2 n + witness, and the second witness buffer where it fits.
+// workspace gets all that is left; then, when every base is resident and the workspace keeps what
+// a whole MSM of H needs: a second witness buffer in the separate layout (for witness-only
+// proofs, whose witness goes up while the previous proof's MSMs run), and copies of H's bases (at
+// most h_copies_limit, 0: no limit, 1: none). witness_only: the proofs are witness-only (a/b/c formed on the device,
+// never uploaded), so no room for compact a/b/c, a scratch of 2 n + witness, and the second witness buffer where it
+// fits.
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
                                     size_t h_points, unsigned h_copies_limit, bool witness_only = false);
 

@@ -157,7 +157,11 @@ std::string Engine::Impl::place_matrices(Partition& p) {
     for (Device* d : accepted) {
       std::unique_lock serial(d->serial, std::defer_lock);
       if (!d->backend->concurrent()) serial.lock();
-      d->backend->let_matrices_go(set.params, p.compiled);
+      try {
+        d->backend->let_matrices_go(set.params, p.compiled);
+      } catch (const std::exception& e) {  // its plan heals at its next full-synthesis proof
+        spdlog::warn("{} could not let the compiled circuit's matrices go: {}", d->backend->name(), e.what());
+      }
     }
   }
   said = why;

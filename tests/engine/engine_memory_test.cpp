@@ -517,7 +517,7 @@ struct KeptMemory {
   std::condition_variable given_back;
   bool wait_for_idle = false;
   uint64_t copy_bytes = 0, idle = 0;
-  unsigned made = 0, reused = 0, trims = 0;
+  unsigned made = 0, reused = 0, given_back_count = 0, trims = 0;
 };
 class KeepingBackend final : public groth16::ProverBackend {
  public:
@@ -531,7 +531,7 @@ class KeepingBackend final : public groth16::ProverBackend {
   void prepare_assignment(r1cs::ProvingAssignment& pa) override {
     {
       std::unique_lock lock(kept_->mutex);
-      if (kept_->wait_for_idle && kept_->made > 0) {
+      if (kept_->wait_for_idle && kept_->made + kept_->reused > kept_->given_back_count) {  // one in use
         kept_->given_back.wait_for(lock, std::chrono::seconds(2), [&] { return kept_->idle >= kept_->copy_bytes; });
       }
       if (kept_->idle >= kept_->copy_bytes) {
@@ -559,6 +559,7 @@ class KeepingBackend final : public groth16::ProverBackend {
     ~Copy() override {
       std::lock_guard lock(kept->mutex);
       kept->idle += kept->copy_bytes;
+      kept->given_back_count++;
       kept->given_back.notify_all();
     }
     size_t host_bytes() const override { return kept->copy_bytes; }

@@ -221,7 +221,8 @@ class CudaBackend final : public ProverBackend {
     msm::cuda::LaneScope lane(msm_lane());
     set_device();
     PublishReleasedOnExit publish{resident_};
-    if (!matrices_.has(compiled)) return;
+    // Evicted since by another circuit's matrices, the set may still plan as witness-only.
+    if (!matrices_.has(compiled) && !resident_.witness_only(params)) return;
     drop_matrices(params, compiled);
     resident_.release_host_copies();
   }

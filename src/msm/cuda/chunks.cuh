@@ -80,8 +80,12 @@ Needs chunk_needs(const Bases<Curve>& bases, const MsmOptions& options, size_t k
     pairs = std::max(pairs, bucketed * windows + k);  // every digit non-zero, plus the ones
     buckets = std::max(buckets, sets * nb + 1);
     key_bits = std::max(key_bits, int(std::bit_width(sets * nb)));
-    const size_t m = std::min<size_t>(reduce_segment(sets * nb, occupancy.weigh), nb);
-    levels = std::max(levels, plan_reduction(nb / m, unsigned(sets)).points);
+    // A pass's last group may have fewer sets, whose reduction may take shorter segments (more
+    // of them): every count of sets up to a pass's.
+    for (size_t s = windows_at_once ? 1 : sets; s <= sets; s++) {
+      const size_t m = std::min<size_t>(reduce_segment(s * nb, occupancy.weigh), nb);
+      levels = std::max(levels, plan_reduction(nb / m, unsigned(s)).points);
+    }
   };
   if (const unsigned c = bases.window_bits() ? bases.window_bits() : options.window_bits) {
     consider(k, c);

@@ -174,6 +174,7 @@ struct Window {
   bool fixed = false;             // by precomputed bases or the options: no classify pass
   size_t bucketed = 0, ones = 0;  // scalars with a bucket and ones (counted when not fixed)
   unsigned c = 0, first = 0, windows = 0;
+  bool pass = false;    // one pass of a few windows (window_group)
   unsigned sets = 0;    // bucket sets: one per window, or G with precomputed copies (window t G + u in set u)
   uint32_t stride = 0;  // bases between copies (0 without)
   size_t buckets = 0;   // per set: 2^(c - 1)
@@ -219,6 +220,7 @@ Window choose_window(Workspace& ws, Phases& phases, const Bases<Curve>& bases, c
 // scalars' window 0).
 inline Window window_group(const Window& w, unsigned first, unsigned count) {
   Window g = w;
+  g.pass = true;
   g.first = first;
   g.windows = std::min(count, w.windows - first);
   g.sets = g.windows;
@@ -248,7 +250,9 @@ Pairs emit_all_pairs(Workspace& ws, const Fr* scalars, size_t count, const Devic
                      bool split, unsigned long long* counters) {
   cudaStream_t stream = ws.stream;
   size_t max_pairs = w.bucketed * w.windows + w.ones;  // a bound once the classify pass has run
-  if (w.fixed) {
+  // A fixed window's pass takes the bound as it is (every scalar with a base counted bucketed),
+  // within what choose_window_group planned, rather than emit again as its passes' counts grow.
+  if (w.fixed && !w.pass) {
     max_pairs = std::numeric_limits<size_t>::max();
     for (Buffer* b : {&ws.keys[0], &ws.keys[1], &ws.vals[0], &ws.vals[1]}) {
       max_pairs = std::min(max_pairs, b->bytes() / sizeof(uint32_t));

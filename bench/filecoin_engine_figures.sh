@@ -10,7 +10,7 @@
 # OUTDIR/window32.json; each timeline's prover summary and prove_start steps are printed), winning-beside /
 # winning-reserve (WinningPoSt alone, then every 3 s beside three 32 GiB C2 jobs, per
 # engine.urgent_admission), winning-lane (the same on the card's urgent lane, 2 GiB), snap32 (two
-# 32 GiB SnapDeals proofs, 16 partitions each), gpu-tests (the gpu-labelled test programs beside
+# 32 GiB SnapDeals proofs, 16 partitions each; timeline in OUTDIR/snap32.json), gpu-tests (the gpu-labelled test programs beside
 # cuzk-bench, the device-fault tests of issue 29 included).
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
 set -uo pipefail
@@ -44,7 +44,7 @@ for run in "$@"; do
       args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --urgent StackedDrgWinning32GiBV1 --urgent-every 3
         --urgent-admission "${run#winning-}")
       ;;
-    snap32) args=(--update StackedDrg32GiBV1 --jobs 2 --workers 4) ;;
+    snap32) args=(--update StackedDrg32GiBV1 --jobs 2 --workers 4 --timeline "$out/snap32.json") ;;
     gpu-tests)
       dir=$(dirname "$bench")
       {

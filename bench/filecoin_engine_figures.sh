@@ -10,8 +10,8 @@
 # OUTDIR/window32.json; each timeline's prover summary and prove_start steps are printed), winning-beside /
 # winning-reserve (WinningPoSt alone, then every 3 s beside three 32 GiB C2 jobs, per
 # engine.urgent_admission), winning-lane (the same on the card's urgent lane, 2 GiB), snap32 (two
-# 32 GiB SnapDeals proofs, 16 partitions each; timeline in OUTDIR/snap32.json), gpu-tests (the gpu-labelled test programs beside
-# cuzk-bench, the device-fault tests of issue 29 included).
+# 32 GiB SnapDeals proofs, 16 partitions each; timeline in OUTDIR/snap32.json), gpu-tests (the
+# gpu-labelled test programs beside cuzk-bench, the device-fault tests of issue 29 included).
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
 set -uo pipefail
 if [ $# -lt 2 ]; then

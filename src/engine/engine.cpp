@@ -205,9 +205,8 @@ Engine::Engine(EngineConfig config) {
   m.witness_only =
       c.witness_synthesis == WitnessSynthesis::kOn || (c.witness_synthesis == WitnessSynthesis::kAuto && all_cuda);
   // One device only: another device's backend would upload a set from its host copy.
-  m.sets_leave_host = c.release_host_parameters && m.devices.size() == 1 &&
-                      std::all_of(m.devices.begin(), m.devices.end(),
-                                  [](const auto& d) { return d->backend->gives_back_host_copies(); });
+  m.sets_leave_host =
+      c.release_host_parameters && m.devices.size() == 1 && m.devices.front()->backend->gives_back_host_copies();
   m.synthesis_workers = resolve_synthesis_workers(c);
   for (unsigned i = 0; i < m.synthesis_workers; i++) {
     m.threads.emplace_back([&m, i] {

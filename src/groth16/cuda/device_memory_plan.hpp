@@ -85,9 +85,9 @@ struct DeviceMemoryPlan {
 // workspace gets all that is left; then, when every base is resident and the workspace keeps what
 // a whole MSM of H needs: a second witness buffer in the separate layout (for witness-only
 // proofs, whose witness goes up while the previous proof's MSMs run), and copies of H's bases (at
-// most h_copies_limit, 0: no limit, 1: none). witness_only: the proofs are witness-only (a/b/c formed on the device,
-// never uploaded), so no room for compact a/b/c, a scratch of 2 n + witness, and the second witness buffer where it
-// fits.
+// most h_copies_limit, 0: no limit, 1: none). witness_only: the proofs are witness-only (a/b/c
+// formed on the device, never uploaded), so no room for compact a/b/c, a scratch of 2 n + witness,
+// and the second witness buffer where it fits.
 DeviceMemoryPlan plan_device_memory(size_t available, size_t others, const ProofShape& shape, const QueryBytes& queries,
                                     size_t h_points, unsigned h_copies_limit, bool witness_only = false);
 

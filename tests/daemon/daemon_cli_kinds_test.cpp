@@ -86,12 +86,8 @@ std::string test_params_name(const fc::ParameterId& id) { return "cuzk-TEST-ONLY
 
 // Copies a cached TEST parameter file into the daemon's parameter directory; false when the
 // cache does not hold it.
-bool copy_cached_params(const DaemonProcess& d, const std::string& name) {
-  const auto cached = std::filesystem::path(params_cache()) / name;
-  if (!std::filesystem::exists(cached)) return false;
-  std::filesystem::create_directories(d.dir() + "/params");
-  std::filesystem::copy_file(cached, d.dir() + "/params/" + name, std::filesystem::copy_options::skip_existing);
-  return true;
+bool link_cached_params(const DaemonProcess& d, const std::string& name) {
+  return d.link_parameters(std::filesystem::path(params_cache()) / name);
 }
 
 // The verifying key of the parameters the daemon proved with.
@@ -120,8 +116,8 @@ TEST(DaemonCliKindsTest, PoStProofsFromVanillaFilesVerify) {
   const auto& winning = fc::post_proof_info(fc::RegisteredPoStProof::kStackedDrgWinning2KiBV1);
   const std::string window_params = test_params_name(fc::window_post_parameter_id(2048));
   const std::string winning_params = test_params_name(fc::winning_post_parameter_id(2048));
-  copy_cached_params(d, window_params);  // else the daemon sets them up
-  copy_cached_params(d, winning_params);
+  link_cached_params(d, window_params);  // else the daemon sets them up
+  link_cached_params(d, winning_params);
 
   const post::Bytes32 r = post::randomness_of(cuzk::test::run_seed());
   const std::string randomness = hex(post::view(r));
@@ -295,7 +291,7 @@ TEST(DaemonCliKindsTest, SnapDealsFromVanillaFilesVerify) {
   // The 2 KiB circuit's parameters are 625 MiB: more budget than the harness's 1 GiB.
   DaemonProcess d({"--allow-test-parameters", "--budget", "4GiB"});
   ASSERT_FALSE(testing::Test::HasFailure());
-  ASSERT_TRUE(copy_cached_params(d, params));
+  ASSERT_TRUE(link_cached_params(d, params));
   const std::string dir = d.dir(), part0 = dir + "/partition-0.vanilla", json = dir + "/snap-vproof.json";
   cuzk::test::write_file(part0, partition);
   cuzk::test::write_file(json, "[\"" + cuzk::kinds::base64_encode(partition) + "\"]");

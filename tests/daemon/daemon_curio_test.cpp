@@ -297,8 +297,7 @@ TEST(DaemonTest, SnapDealsUpdateAsCurioSendsIt) {
   // --budget counts).
   DaemonProcess d({"--allow-test-parameters", "--budget", "4GiB"});
   ASSERT_FALSE(testing::Test::HasFailure());
-  std::filesystem::create_directories(d.dir() + "/params");
-  std::filesystem::copy_file(cached, d.dir() + "/params/" + params);
+  ASSERT_TRUE(d.link_parameters(cached));
   auto stub = d.stub();
   v1::SubmitProofRequest req;
   req.set_request_id("snap-1000-1");

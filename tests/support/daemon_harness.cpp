@@ -147,6 +147,15 @@ std::string DaemonProcess::log() const {
   return s.str();
 }
 
+bool DaemonProcess::link_parameters(const std::filesystem::path& cached) const {
+  if (!std::filesystem::exists(cached)) return false;
+  const std::filesystem::path params = dir_ + "/params";
+  std::filesystem::create_directories(params);
+  const auto link = params / cached.filename();
+  if (!std::filesystem::exists(link)) std::filesystem::create_symlink(std::filesystem::absolute(cached), link);
+  return true;
+}
+
 std::unique_ptr<cuzk::v1::ProvingEngine::Stub> DaemonProcess::stub() const {
   return cuzk::v1::ProvingEngine::NewStub(grpc::CreateChannel(addr(), grpc::InsecureChannelCredentials()));
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ class DaemonProcess {
   int stop(int sig, std::chrono::seconds timeout = std::chrono::seconds(120));
   bool running();
   std::string log() const;
+  // Puts a cached parameter file into the daemon's parameter cache as a symbolic link: the 2 KiB
+  // update circuit's file is 625 MiB, and copies of it filled a shared disk. Returns false when the
+  // cached file is absent.
+  bool link_parameters(const std::filesystem::path& cached) const;
 
  private:
   std::string dir_, socket_;

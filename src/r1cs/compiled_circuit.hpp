@@ -26,9 +26,9 @@
 namespace cuzk::r1cs {
 
 struct SparseRows {
-  std::vector<uint32_t> row_start;  // rows + 1 offsets
-  std::vector<uint32_t> column;
-  std::vector<uint16_t> coeff;  // index into CompiledCircuit::coefficients
+  PodVector<uint32_t> row_start;  // rows + 1 offsets
+  PodVector<uint32_t> column;
+  PodVector<uint16_t> coeff;  // index into CompiledCircuit::coefficients
 
   size_t rows() const { return row_start.empty() ? 0 : row_start.size() - 1; }
   size_t nonzeros() const { return column.size(); }

@@ -1,11 +1,18 @@
 #include "r1cs/compiled_circuit_file.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <system_error>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <unistd.h>
 #include <vector>
 
@@ -20,11 +27,15 @@ constexpr uint64_t kMaxIdBytes = 4096;
 class Sha256 {
  public:
   Sha256() : ctx_(EVP_MD_CTX_new()) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 (libcrypto)");
+    if (!ctx_) throw std::runtime_error("SHA-256 (libcrypto)");
+    reset();
   }
   ~Sha256() { EVP_MD_CTX_free(ctx_); }
   Sha256(const Sha256&) = delete;
   Sha256& operator=(const Sha256&) = delete;
+  void reset() {
+    if (EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 (libcrypto)");
+  }
   void update(const void* p, size_t n) {
     if (n && EVP_DigestUpdate(ctx_, p, n) != 1) throw std::runtime_error("SHA-256 (libcrypto)");
   }
@@ -37,26 +48,69 @@ class Sha256 {
   EVP_MD_CTX* ctx_;
 };
 
+// The body's digest: the SHA-256 of each block of it (the last one shorter), then the SHA-256 of
+// those digests. A single SHA-256 of 5.5 GiB (a 32 GiB PoRep's matrices) takes one core ~3 s;
+// blocks are hashed on every core. The file names its block size (as a power of two, within these
+// bounds).
+constexpr unsigned kMinLogBlock = 12, kMaxLogBlock = 30;
+
+class BlockDigests {
+ public:
+  explicit BlockDigests(size_t block) : block_bytes_(block) {}
+  void update(const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    while (n) {
+      const size_t take = std::min(n, block_bytes_ - in_block_);
+      block_.update(p, take);
+      in_block_ += take, p += take, n -= take;
+      if (in_block_ == block_bytes_) close_block();
+    }
+  }
+  void finish(uint8_t out[32]) {
+    if (in_block_) close_block();
+    root(digests_, out);
+  }
+  static void root(const std::vector<uint8_t>& digests, uint8_t out[32]) {
+    Sha256 sha;
+    sha.update(digests.data(), digests.size());
+    sha.finish(out);
+  }
+
+ private:
+  void close_block() {
+    uint8_t d[32];
+    block_.finish(d);
+    digests_.insert(digests_.end(), d, d + 32);
+    block_.reset();
+    in_block_ = 0;
+  }
+  const size_t block_bytes_;
+  Sha256 block_;
+  size_t in_block_ = 0;
+  std::vector<uint8_t> digests_;
+};
+
 class Writer {
  public:
-  explicit Writer(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+  Writer(const std::filesystem::path& path, size_t digest_block)
+      : path_(path), out_(path, std::ios::binary | std::ios::trunc), digests_(digest_block) {
     if (!out_) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
   }
   void bytes(const void* p, size_t n) {
-    sha_.update(p, n);
+    digests_.update(p, n);
     out_.write(static_cast<const char*>(p), std::streamsize(n));
   }
   template <class T>
   void value(T v) {
     bytes(&v, sizeof(v));
   }
-  template <class T>
-  void array(const std::vector<T>& v) {
-    bytes(v.data(), v.size() * sizeof(T));
+  template <class V>
+  void array(const V& v) {
+    bytes(v.data(), v.size() * sizeof(v[0]));
   }
   void finish() {
     uint8_t digest[32];
-    sha_.finish(digest);
+    digests_.finish(digest);
     out_.write(reinterpret_cast<const char*>(digest), 32);
     out_.flush();
     if (!out_) throw std::runtime_error("cannot write " + path_.string() + " (disk full?)");
@@ -65,28 +119,35 @@ class Writer {
  private:
   std::filesystem::path path_;
   std::ofstream out_;
-  Sha256 sha_;
+  BlockDigests digests_;
 };
 
+// Reads a file in two steps: its fields are parsed from the front (read()), its arrays only
+// located (array(): sized, and filled later), then fill() reads the whole body on every core,
+// hashing each block and copying its bytes into the arrays, and checks the digest. Read with
+// pread, not mapped: a file cut short under a mapping would kill the process.
 class Reader {
  public:
-  Reader(const std::filesystem::path& path) : path_(path), in_(path, std::ios::binary) {
-    if (!in_) fail("cannot be opened");
-    std::error_code ec;
-    size_ = std::filesystem::file_size(path, ec);
-    if (ec) fail("cannot be sized");
+  explicit Reader(const std::filesystem::path& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail("cannot be opened");
+    struct stat st {};
+    if (fstat(fd_, &st) != 0) fail("cannot be sized");
+    size_ = uint64_t(st.st_size);
     if (size_ < 32) fail("is truncated (" + std::to_string(size_) + " bytes)");
+    body_ = size_ - 32;
   }
+  ~Reader() { ::close(fd_); }
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
   [[noreturn]] void fail(const std::string& what) const {
     throw CompiledCircuitFileError("compiled circuit " + path_.string() + " " + what);
   }
+  // The next n bytes, read now (header fields).
   void bytes(void* p, size_t n) {
-    if (n > size_ - 32 - at_)
-      fail("is truncated (it ends before its " + std::to_string(n) + "-byte field at " + std::to_string(at_) + ")");
-    in_.read(static_cast<char*>(p), std::streamsize(n));
-    if (!in_) fail("could not be read");
-    sha_.update(p, n);
-    at_ += n;
+    take(n);
+    read_at(at_ - n, p, n);
   }
   template <class T>
   T value() {
@@ -94,28 +155,79 @@ class Reader {
     bytes(&v, sizeof(v));
     return v;
   }
-  // count elements, checked against the bytes left first.
-  template <class T>
-  std::vector<T> array(uint64_t count, const char* what) {
-    if (count > (size_ - 32 - at_) / sizeof(T)) fail(std::string("is truncated (") + what + " runs past its end)");
-    std::vector<T> v(count);
-    bytes(v.data(), count * sizeof(T));
-    return v;
+  // count elements into v, checked against the bytes left first; filled by fill().
+  template <class V>
+  void array(V& v, uint64_t count, const char* what) {
+    using T = typename V::value_type;
+    if (count > (body_ - at_) / sizeof(T)) fail(std::string("is truncated (") + what + " runs past its end)");
+    v.resize(count);
+    const size_t n = count * sizeof(T);
+    if (n) pieces_.push_back({at_, n, reinterpret_cast<uint8_t*>(v.data())});
+    at_ += n;
   }
-  void finish() {
-    if (at_ != size_ - 32) fail("has " + std::to_string(size_ - 32 - at_) + " unexpected bytes before its checksum");
+  // The digest's block size, from the header.
+  void set_digest_block(unsigned log_block) {
+    if (log_block < kMinLogBlock || log_block > kMaxLogBlock) {
+      fail("has digest blocks of 2^" + std::to_string(log_block) + " bytes");
+    }
+    block_ = size_t(1) << log_block;
+  }
+  // Reads the body on every core into the arrays and checks its digest.
+  void fill() {
+    if (at_ != body_) fail("has " + std::to_string(body_ - at_) + " unexpected bytes before its checksum");
+    const size_t blocks = size_t((body_ + block_ - 1) / block_);
+    std::vector<uint8_t> digests(32 * blocks);
+    tbb::parallel_for(size_t(0), blocks, [&](size_t block) { fill_block(block, digests.data() + 32 * block); });
     uint8_t want[32], got[32];
-    in_.read(reinterpret_cast<char*>(want), 32);
-    if (!in_) fail("could not be read");
-    sha_.finish(got);
-    if (std::memcmp(want, got, 32) != 0) fail("is corrupted (its SHA-256 does not match its content)");
+    read_at(body_, want, 32);
+    BlockDigests::root(digests, got);
+    if (std::memcmp(want, got, 32) != 0) fail("is corrupted (its SHA-256 digests do not match its content)");
   }
 
  private:
+  struct Piece {
+    uint64_t offset, bytes;
+    uint8_t* to;
+  };
+  void take(size_t n) {
+    if (n > body_ - at_)
+      fail("is truncated (it ends before its " + std::to_string(n) + "-byte field at " + std::to_string(at_) + ")");
+    at_ += n;
+  }
+  void read_at(uint64_t offset, void* p, size_t n) const {
+    auto* out = static_cast<uint8_t*>(p);
+    while (n) {
+      const ssize_t got = ::pread(fd_, out, n, off_t(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0)
+        fail(got < 0 ? std::string("could not be read: ") + std::strerror(errno) : "changed while it was read");
+      out += got, offset += uint64_t(got), n -= size_t(got);
+    }
+  }
+  // One block: read a slice at a time (it stays in the core's cache), hashed and copied into the
+  // arrays it overlaps.
+  void fill_block(size_t block, uint8_t digest[32]) const {
+    constexpr size_t kSlice = size_t(1) << 20;
+    std::vector<uint8_t> slice(kSlice);
+    Sha256 sha;
+    const uint64_t begin = uint64_t(block) * block_, end = std::min<uint64_t>(body_, begin + block_);
+    for (uint64_t at = begin; at < end; at += kSlice) {
+      const size_t n = size_t(std::min<uint64_t>(kSlice, end - at));
+      read_at(at, slice.data(), n);
+      sha.update(slice.data(), n);
+      for (const Piece& p : pieces_) {
+        const uint64_t from = std::max(at, p.offset), to = std::min(at + n, p.offset + p.bytes);
+        if (from < to) std::memcpy(p.to + (from - p.offset), slice.data() + (from - at), size_t(to - from));
+      }
+    }
+    sha.finish(digest);
+  }
+
   std::filesystem::path path_;
-  std::ifstream in_;
-  uint64_t size_ = 0, at_ = 0;
-  Sha256 sha_;
+  int fd_ = -1;
+  uint64_t size_ = 0, body_ = 0, at_ = 0;
+  size_t block_ = 0;
+  std::vector<Piece> pieces_;
 };
 
 void write_rows(Writer& w, const SparseRows& m) {
@@ -127,32 +239,44 @@ void write_rows(Writer& w, const SparseRows& m) {
   if (m.coeff.size() % 2) w.value<uint16_t>(0);
 }
 
-// The arrays only: what they hold is checked once the checksum says they are what was written
-// (check_rows), so that a flipped bit is reported as corruption.
-SparseRows read_rows(Reader& r, const char* name, const CompiledCircuit& cc) {
-  SparseRows m;
+// The arrays only, located in the file (Reader::fill reads them): what they hold is checked once
+// the digest says they are what was written (check_rows), so that a flipped bit is reported as
+// corruption.
+void read_rows(Reader& r, const char* name, const CompiledCircuit& cc, SparseRows& m) {
   const auto starts = r.value<uint64_t>(), entries = r.value<uint64_t>();
   if (starts != cc.constraints + 1) r.fail(std::string("has ") + name + " with another number of rows");
-  m.row_start = r.array<uint32_t>(starts, name);
-  m.column = r.array<uint32_t>(entries, name);
-  m.coeff = r.array<uint16_t>(entries, name);
+  r.array(m.row_start, starts, name);
+  r.array(m.column, entries, name);
+  r.array(m.coeff, entries, name);
   if (entries % 2) r.value<uint16_t>();
-  return m;
+}
+
+// Whether every element of v satisfies ok, on every core.
+template <class V, class Ok>
+bool all_of_parallel(const V& v, Ok ok) {
+  return tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(0, v.size(), size_t(1) << 20), true,
+      [&](const tbb::blocked_range<size_t>& range, bool so_far) {
+        for (size_t i = range.begin(); so_far && i != range.end(); i++) so_far = ok(i);
+        return so_far;
+      },
+      [](bool x, bool y) { return x && y; });
 }
 
 void check_rows(const Reader& r, const SparseRows& m, const char* name, const CompiledCircuit& cc) {
   if (m.row_start.front() != 0 || m.row_start.back() != m.column.size()) {
     r.fail(std::string("has ") + name + "'s rows out of range");
   }
-  for (size_t i = 1; i < m.row_start.size(); i++) {
-    if (m.row_start[i] < m.row_start[i - 1]) r.fail(std::string("has ") + name + "'s rows out of order");
+  if (!all_of_parallel(m.row_start, [&](size_t i) { return i == 0 || m.row_start[i] >= m.row_start[i - 1]; })) {
+    r.fail(std::string("has ") + name + "'s rows out of order");
   }
   const uint64_t columns = cc.aux + cc.inputs;
-  for (uint32_t c : m.column) {
-    if (c >= columns) r.fail(std::string("has a column of ") + name + " past the witness");
+  if (!all_of_parallel(m.column, [&](size_t i) { return m.column[i] < columns; })) {
+    r.fail(std::string("has a column of ") + name + " past the witness");
   }
-  for (uint16_t k : m.coeff) {
-    if (k >= cc.coefficients.size()) r.fail(std::string("has a coefficient of ") + name + " past its table");
+  const size_t table = cc.coefficients.size();
+  if (!all_of_parallel(m.coeff, [&](size_t i) { return m.coeff[i] < table; })) {
+    r.fail(std::string("has a coefficient of ") + name + " past its table");
   }
 }
 
@@ -161,10 +285,10 @@ void write_density(Writer& w, const DensityTracker& d) {
   w.array(d.words());
 }
 
-std::vector<uint64_t> read_density(Reader& r, const char* name, uint64_t expected_bits) {
+void read_density(Reader& r, const char* name, uint64_t expected_bits, std::vector<uint64_t>& words) {
   const auto bits = r.value<uint64_t>();
   if (bits != expected_bits) r.fail(std::string("has a ") + name + " density of another size");
-  return r.array<uint64_t>((bits + 63) / 64, name);
+  r.array(words, (bits + 63) / 64, name);
 }
 
 DensityTracker checked_density(const Reader& r, std::vector<uint64_t> words, const char* name, uint64_t bits) {
@@ -176,13 +300,19 @@ DensityTracker checked_density(const Reader& r, std::vector<uint64_t> words, con
 
 }  // namespace
 
-void write_compiled_circuit(const std::filesystem::path& path, std::string_view circuit_id, const CompiledCircuit& cc) {
+void write_compiled_circuit(const std::filesystem::path& path, std::string_view circuit_id, const CompiledCircuit& cc,
+                            unsigned log_digest_block) {
+  if (log_digest_block < kMinLogBlock || log_digest_block > kMaxLogBlock) {
+    throw std::invalid_argument("compiled circuit: digest blocks of 2^" + std::to_string(log_digest_block) +
+                                " bytes are outside 2^12..2^30");
+  }
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
   const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
   try {
-    Writer w(tmp);
+    Writer w(tmp, size_t(1) << log_digest_block);
     w.bytes(kMagic, sizeof(kMagic));
     w.value<uint32_t>(kCompiledCircuitFormat);
+    w.value<uint32_t>(log_digest_block);
     w.value<uint32_t>(uint32_t(circuit_id.size()));
     w.bytes(circuit_id.data(), circuit_id.size());
     w.value<uint64_t>(cc.constraints);
@@ -214,6 +344,7 @@ CompiledCircuit read_compiled_circuit(const std::filesystem::path& path, std::st
   if (format != kCompiledCircuitFormat) {
     r.fail("has format " + std::to_string(format) + ", this build reads " + std::to_string(kCompiledCircuitFormat));
   }
+  r.set_digest_block(r.value<uint32_t>());
   const auto id_bytes = r.value<uint32_t>();
   if (id_bytes > kMaxIdBytes) r.fail("has an id of " + std::to_string(id_bytes) + " bytes");
   std::string id(id_bytes, '\0');
@@ -228,14 +359,16 @@ CompiledCircuit read_compiled_circuit(const std::filesystem::path& path, std::st
   }
   const auto coefficients = r.value<uint32_t>();
   if (coefficients < 2 || coefficients > 65536) r.fail("has " + std::to_string(coefficients) + " coefficients");
-  const auto raw = r.array<uint8_t>(uint64_t(coefficients) * 32, "the coefficients");
-  cc.a = read_rows(r, "A", cc);
-  cc.b = read_rows(r, "B", cc);
-  cc.c = read_rows(r, "C", cc);
-  auto a_aux = read_density(r, "A aux", cc.aux);
-  auto b_input = read_density(r, "B input", cc.inputs);
-  auto b_aux = read_density(r, "B aux", cc.aux);
-  r.finish();  // the checksum first: what follows checks content that is as it was written
+  std::vector<uint8_t> raw;
+  r.array(raw, uint64_t(coefficients) * 32, "the coefficients");
+  read_rows(r, "A", cc, cc.a);
+  read_rows(r, "B", cc, cc.b);
+  read_rows(r, "C", cc, cc.c);
+  std::vector<uint64_t> a_aux, b_input, b_aux;
+  read_density(r, "A aux", cc.aux, a_aux);
+  read_density(r, "B input", cc.inputs, b_input);
+  read_density(r, "B aux", cc.aux, b_aux);
+  r.fill();  // the digest first: what follows checks content that is as it was written
   cc.coefficients.resize(coefficients);
   for (uint32_t i = 0; i < coefficients; i++) {
     if (!Fr::from_bytes_le(raw.data() + 32 * i, cc.coefficients[i])) r.fail("has a coefficient outside the field");

@@ -39,5 +39,9 @@ class DefaultInitAllocator : public std::allocator<T> {
 
 static_assert(std::is_trivially_default_constructible_v<ff::Fr>, "Fr must be plain data for FrVector");
 using FrVector = std::vector<ff::Fr, DefaultInitAllocator<ff::Fr>>;
+// The same for other plain data: a compiled circuit's matrices (gigabytes at 32 GiB), which the
+// reader fills in parallel and one thread would otherwise zero first.
+template <class T>
+using PodVector = std::vector<T, DefaultInitAllocator<T>>;
 
 }  // namespace cuzk::r1cs

@@ -1,7 +1,8 @@
 // Compiled circuits (r1cs/compiled_circuit.hpp) and the witness-only path: the matrices times the
 // witness are the full synthesis' a, b and c; proofs from both paths with the same r and s are
-// identical and verify; the file round-trips, and a file of another format, circuit or code
-// version, truncated or corrupted, is refused by name and recorded again, never used.
+// identical and verify; the file round-trips (its digest of blocks too), and a file of another
+// format, circuit or code version, truncated or corrupted, is refused by name and recorded again,
+// never used.
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -196,6 +197,46 @@ TEST(CompiledCircuitTest, FileRoundTripsAndRefusesWhatItCannotUse) {
   other_format[8] ^= 0x7f;
   refused(other_format, "synthetic-1024-c1", "format");
   refused("not a compiled circuit at all, just some text to fill forty bytes", "synthetic-1024-c1", "CUZKR1CS");
+  std::filesystem::remove_all(dir);
+}
+
+// The digest is of blocks (format 2), read on every core: with 4 KiB blocks a small circuit's
+// file has dozens, its arrays cross block (and slice) boundaries, and a flipped bit in any block is
+// caught; a block size outside 2^12..2^30 is refused by name.
+TEST(CompiledCircuitTest, ADigestOfManyBlocksRoundTripsAndCatchesAFlipInEachBlock) {
+  const auto dir = temp_dir("blocks");
+  const circuits::SyntheticCircuit circuit(1 << 12, 8, {}, test::run_seed());
+  const CompiledCircuit cc = r1cs::compile_circuit(circuit);
+  const auto path = dir / "synthetic.r1cs";
+  r1cs::write_compiled_circuit(path, "synthetic-4096-c1", cc, 12);
+  const CompiledCircuit back = r1cs::read_compiled_circuit(path, "synthetic-4096-c1");
+  EXPECT_TRUE(back == cc);
+  EXPECT_THROW(r1cs::write_compiled_circuit(dir / "x.r1cs", "synthetic-4096-c1", cc, 11), std::invalid_argument);
+
+  const auto bytes = test::read_file(path.string());
+  const std::string good(bytes.begin(), bytes.end());
+  const size_t body = good.size() - 32, blocks = (body + 4095) / 4096;
+  ASSERT_GE(blocks, 20u) << good.size();
+  const auto bad = dir / "bad.r1cs";
+  auto refused_because = [&](const std::string& content, const std::string& why) {
+    test::write_file(bad.string(), content);
+    try {
+      r1cs::read_compiled_circuit(bad, "synthetic-4096-c1");
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const r1cs::CompiledCircuitFileError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  // A bit in the first block after the header's fields, the middle one, the last (short) one, and
+  // the digest itself.
+  for (const size_t at : {size_t(200), (blocks / 2) * 4096 + 17, body - 1, body + 5}) {
+    std::string flipped = good;
+    flipped[at] ^= 0x01;
+    refused_because(flipped, "corrupted");
+  }
+  std::string odd_block = good;
+  odd_block[12] = 40;  // the u32 after the format: log2 of the block
+  refused_because(odd_block, "digest blocks of 2^40");
   std::filesystem::remove_all(dir);
 }
 

@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <class T>
-cuzk::cuda::DeviceBuffer<T> upload(const std::vector<T>& v, cudaStream_t stream) {
+template <class T, class Allocator>
+cuzk::cuda::DeviceBuffer<T> upload(const std::vector<T, Allocator>& v, cudaStream_t stream) {
   cuzk::cuda::DeviceBuffer<T> d(v.size());
   if (!v.empty()) {
     check(cudaMemcpyAsync(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, stream),

@@ -62,6 +62,7 @@ struct PipelineBenchArgs {
   uint64_t device_memory_mib = 0;          // device memory the CUDA backend plans with (0: the whole card)
   std::string witness_synthesis = "auto";  // engine.witness_synthesis
   bool release_host_parameters = true;     // engine.release_host_parameters
+  unsigned kept_witnesses = 2;             // engine.kept_witnesses
   std::string params_dir = "params-cache";
   std::string timeline;
   bool log_events = false;

@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "on", "off"}));
   pipe_cmd->add_flag("!--keep-host-parameters", pipe.release_host_parameters,
                      "keep each parameter set's host copy beside the device's (engine.release_host_parameters off)");
+  pipe_cmd
+      ->add_option("--kept-witnesses", pipe.kept_witnesses,
+                   "witness memory kept (page-locked) for the next partition of the shape (engine.kept_witnesses; "
+                   "0: each partition maps and locks its own)")
+      ->capture_default_str();
   pipe_cmd->add_flag("--compile-only", pipe.compile_only,
                      "Only record the kind's compiled circuit (witness-only synthesis' matrices) into "
                      "--param-cache-dir/compiled, where the engine reads it: in parallel sections and serially "

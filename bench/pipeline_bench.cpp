@@ -192,6 +192,7 @@ Row run_one(const PipelineBenchArgs& a, engine::Policy policy, unsigned workers,
   cfg.param_cache_dir = a.params_dir;
   cfg.witness_synthesis = engine::parse_witness_synthesis(a.witness_synthesis);
   cfg.release_host_parameters = a.release_host_parameters;
+  cfg.kept_witnesses = a.kept_witnesses;
   cfg.compiled_dir = (std::filesystem::path(a.params_dir) / "compiled").string();  // kept for pseudo-random runs too
   cfg.timeline_path = timeline;
   cfg.log_events = a.log_events;

@@ -38,7 +38,9 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       const auto load = params.claim_load(set, give_up, [&] { p.set_where(Stage::kWaitingBudget, worker); });
       if (!load) return false;
       p.admits_after_load = *load && sets_leave_host;
-      const uint64_t bytes = (p.admits_after_load ? 0 : need) + *load;
+      // A kept witness of its shape: its memory and its charge are the partition's.
+      const uint64_t kept = p.admits_after_load ? 0 : take_kept_witness(p);
+      const uint64_t bytes = (p.admits_after_load ? 0 : need - std::min(kept, need)) + *load;
       if (!budget.try_reserve(bytes, keep_free)) {
         p.set_where(Stage::kWaitingBudget, worker);
         // Idle parameter sets go before work waits, and again whenever the budget changes
@@ -47,13 +49,22 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         // (their unlock waits for the device, and the next partitions would make them again).
         // A partition that can never fit beside what stays of its set's host copy gives up.
         std::string never_fits;
+        // A witness of its shape kept since (by a partition that ended) is taken rather than
+        // freed: its charge goes back to the budget, where this reservation, at the head of the
+        // line, takes it.
         auto on_pressure = [&] {
+          if (!p.kept && !p.admits_after_load) {
+            if (const uint64_t taken = take_kept_witness(p)) budget.release(taken);
+          }
           params.evict_idle_for(bytes + keep_free, set);
           trim_backends_if_that_fits(bytes + keep_free);
           if (!*load) never_fits = never_fits_beside_set(p);
         };
         auto give_up_or_never_fits = [&] { return give_up() || !never_fits.empty(); };
         if (!budget.reserve(bytes, give_up_or_never_fits, on_pressure, keep_free)) {
+          uint64_t paid = kept;  // the memory waits for another partition again
+          give_back_kept_witness(p, &paid);
+          if (paid) budget.release(paid);
           if (*load) params.unclaim(set);
           if (!never_fits.empty()) throw EngineError(EngineError::Code::kFailedPrecondition, never_fits);
           return false;
@@ -61,6 +72,7 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       }
       if (*load) params.load_paid(set, *load);
       if (p.admits_after_load) return true;  // p.reserved stays 0: the set's bytes are its charge
+      if (kept > need) budget.release(kept - need);
       break;
     }
     case Policy::kSemaphoreReleaseAfterSynth:
@@ -158,7 +170,9 @@ bool Engine::Impl::admit_after_set_load(Partition& p, const std::string& worker)
 }
 
 void Engine::Impl::unadmit(Partition& p) {
-  budget.release(p.reserved.exchange(0));
+  uint64_t reserved = p.reserved.exchange(0);
+  give_back_kept_witness(p, &reserved);
+  budget.release(reserved);
   if (p.holds_permit) {
     p.holds_permit = false;
     permits.release(1);
@@ -243,13 +257,57 @@ void Engine::Impl::trim_backends() {
 }
 
 void Engine::Impl::trim_backends_if_that_fits(uint64_t need) {
-  uint64_t idle = 0;
+  uint64_t idle = kept_witnesses.charged();
   {
     std::lock_guard lock(idle_charge_mutex);
-    idle = idle_charged;
+    idle += idle_charged;
   }
   const uint64_t used = budget.used();
-  if (idle > 0 && used - std::min(used, idle) + need <= budget.total()) trim_backends();
+  if (idle > 0 && used - std::min(used, idle) + need <= budget.total()) {
+    trim_backends();
+    drop_kept_witnesses();
+  }
+}
+
+uint64_t Engine::Impl::take_kept_witness(Partition& p) {
+  if (!p.witness_only || p.job->urgent || p.kept) return 0;
+  auto e = kept_witnesses.take(p.shape().aux);
+  if (!e) return 0;
+  p.kept.emplace(std::move(e->witness));
+  tracker.set_kept_witness_bytes(int64_t(kept_witnesses.bytes()));
+  return e->charged;
+}
+
+void Engine::Impl::keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here) {
+  KeptWitnesses::Entry e{std::move(w), 0};
+  e.charged = std::min(e.witness.bytes(), *reservation);
+  *reservation -= e.charged;
+  if (auto displaced = kept_witnesses.put(std::move(e))) free_kept_witness(std::move(*displaced), here);
+  tracker.set_kept_witness_bytes(int64_t(kept_witnesses.bytes()));
+}
+
+void Engine::Impl::give_back_kept_witness(Partition& p, uint64_t* reservation, bool here) {
+  if (!p.kept) return;
+  keep_witness(std::move(*p.kept), reservation, here);
+  p.kept.reset();
+}
+
+void Engine::Impl::drop_kept_witnesses(bool here) {
+  auto entries = kept_witnesses.take_all();
+  if (entries.empty()) return;
+  tracker.set_kept_witness_bytes(0);
+  for (auto& e : entries) free_kept_witness(std::move(e), here);
+}
+
+void Engine::Impl::free_kept_witness(KeptWitnesses::Entry&& e, bool here) {
+  auto owned = std::make_shared<KeptWitnesses::Entry>(std::move(e));
+  auto free = [this, owned]() mutable {
+    const uint64_t charged = owned->charged;
+    owned.reset();  // its lock goes (the unlock may wait for the device), then its memory
+    budget.release(charged);
+  };
+  if (here) return free();
+  dealloc->post(std::move(free));
 }
 
 void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
@@ -263,6 +321,11 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
   }
   dealloc->post([this, p = std::move(p), completed] {
     try {
+      // A proved witness-only partition's aux memory waits for the next synthesis of its shape.
+      std::optional<r1cs::KeptWitness> witness;
+      if (completed && p->witness_only && p->assignment && !p->job->urgent && kept_witnesses.capacity()) {
+        witness.emplace(p->assignment->release_witness());
+      }
       p->assignment.reset();  // the large free, here on the deallocation thread
       p->params.reset();
       // The tracker lets go of the buffers before the budget does: what it counts stays within it.
@@ -272,6 +335,8 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
       }
       // A dropped partition's compact copies went back to its backend: paid from its reservation.
       uint64_t r = p->reserved.exchange(0);
+      if (witness) keep_witness(std::move(*witness), &r, /*here=*/true);
+      give_back_kept_witness(*p, &r, /*here=*/true);  // admitted with one, and never synthesized
       charge_idle_host_memory(&r);
       if (r) budget.release(r);
     } catch (const std::exception& e) {
@@ -295,7 +360,10 @@ void Engine::Impl::partition_ended(Partition& p) {
   // The engine is about to be idle: what the backends keep for later partitions goes first (the
   // device is idle, so unlocking it stalls no proof; the next job makes it again), so that an
   // idle engine holds nothing but resident parameters.
-  if (last_job) trim_backends();
+  if (last_job) {
+    trim_backends();
+    drop_kept_witnesses(/*here=*/true);  // before the job ends: its caller may find the engine idle
+  }
   if (job.input_bytes) {
     tracker.input_leave(int64_t(job.input_bytes), "input " + job.id);
     budget.release(job.input_bytes);

@@ -80,6 +80,11 @@ struct EngineConfig {
   // once; written back from the device when it must be read again.
   bool release_host_parameters = true;
   unsigned finalizer_threads = 1;
+  // Witness-only partitions' aux memory kept, with the backend's page-lock on it, for the next
+  // synthesis of the shape (engine/kept_witnesses.hpp), at most this many at once; charged to the
+  // budget, and dropped when room is needed or no job is left. 0: every witness is freed. Budget
+  // policy only.
+  unsigned kept_witnesses = 2;
   // Capacity of the GPU queue in partitions (synthesized partitions waiting for a GPU worker)
   // under the budget policy; the budget, not this, is the real bound there.
   size_t gpu_queue_capacity = 64;

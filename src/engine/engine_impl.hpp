@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "engine/dealloc.hpp"
 #include "engine/engine.hpp"
 #include "engine/job_records.hpp"
+#include "engine/kept_witnesses.hpp"
 #include "engine/param_manager.hpp"
 #include "engine/partition_queue.hpp"
 #include "engine/stages.hpp"
@@ -98,6 +100,9 @@ struct Partition {
   BufferBytes tracked{};               // what the tracker counts for it in `stage`
   std::shared_ptr<const ParamSet> params;
   std::unique_ptr<r1cs::ProvingAssignment> assignment;
+  // Witness-only: a finished partition's aux memory taken at admission for this one's (its charge
+  // is in `reserved`), until the synthesis adopts it.
+  std::optional<r1cs::KeptWitness> kept;
   groth16::PendingProof pending;
   Clock::time_point queued_at;
   // The bytes it is admitted for.
@@ -253,8 +258,20 @@ struct Engine::Impl {
   bool witness_refused(const std::string& param_id) const;
   // Why a partition of this shape can never be admitted under the budget policy (empty: it can).
   std::string never_fits_budget(const Job& job, const PartitionShape& shape, uint64_t params_bytes) const;
-  // trim_backends, when what it frees would let `need` bytes fit in the budget.
+  // trim_backends and drop_kept_witnesses, when what they free would let `need` bytes fit in the
+  // budget.
   void trim_backends_if_that_fits(uint64_t need);
+  // Kept witness memory (kept_witnesses.hpp), under the budget policy. take_kept_witness: one of
+  // p's shape for its synthesis (p.kept), returning the budget bytes it brings. keep_witness: w
+  // waits for the next synthesis of its shape, charged with up to its bytes taken from
+  // *reservation; give_back_kept_witness does so with p.kept (p never synthesized). An entry
+  // displaced, and those drop_kept_witnesses takes, are freed and their charge released after:
+  // on the deallocation thread, or here when the caller runs on it (here = true).
+  uint64_t take_kept_witness(Partition& p);
+  void keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here = false);
+  void give_back_kept_witness(Partition& p, uint64_t* reservation, bool here = false);
+  void drop_kept_witnesses(bool here = false);
+  void free_kept_witness(KeptWitnesses::Entry&& e, bool here);
   // Moves p's buffers to a tracked stage (its first: enters the tracker); the event is logged
   // under the stage's name, or `event` when given.
   void move_stage(Partition& p, Stage to, const BufferBytes& bytes, const char* event = nullptr);
@@ -301,6 +318,7 @@ struct Engine::Impl {
     if (p.on_urgent_lane) return f(*urgent_lane);
     for (const auto& d : devices) f(*d);
   }
+  KeptWitnesses kept_witnesses{config.policy == Policy::kBudget ? config.kept_witnesses : 0};
   std::mutex idle_charge_mutex;
   uint64_t idle_charged = 0;     // budget bytes charged for the backends' idle host memory
   uint64_t released_credit = 0;  // parameters' host bytes the backends gave back, returned to the budget

@@ -112,6 +112,7 @@ std::string snapshot_to_json(const EngineSnapshot& s) {
         {"pinned_pool_bytes", b.pinned_pool_bytes},
         {"abc_pinned_bytes", b.abc_pinned_bytes},
         {"abc_kept_bytes", b.abc_kept_bytes},
+        {"witness_kept_bytes", b.witness_kept_bytes},
         {"rss_bytes", b.rss_bytes},
         {"peak_rss_bytes", b.peak_rss_bytes},
         {"idle", b.idle()}}},

@@ -239,6 +239,10 @@ void Engine::Impl::synthesize_partition(std::shared_ptr<Partition>& p, const std
   move_stage(*p, Stage::kSynthRunning, p->shape().bytes);
   if (p->witness_only) {
     p->assignment = std::make_unique<r1cs::ProvingAssignment>(std::move(p->compiled));
+    if (p->kept) {  // a finished partition's aux memory (page-locked still, by a CUDA backend)
+      p->assignment->adopt_witness(std::move(*p->kept));
+      p->kept.reset();
+    }
     p->assignment->reserve(0, job.shape.aux);
   } else {
     p->assignment = std::make_unique<r1cs::ProvingAssignment>();

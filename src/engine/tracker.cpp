@@ -164,6 +164,11 @@ void BufferTracker::read_pinned_probe_locked(TrackerSnapshot& into) const {
   into.abc_kept_bytes = p.abc_kept;
 }
 
+void BufferTracker::set_kept_witness_bytes(int64_t bytes) {
+  std::lock_guard lock(mutex_);
+  s_.witness_kept_bytes = bytes;
+}
+
 void BufferTracker::set_budget(int64_t total, int64_t used) {
   std::lock_guard lock(mutex_);
   s_.budget_total = total;
@@ -201,11 +206,11 @@ void BufferTracker::event_locked(const std::string& what) {
     }
     spdlog::info(
         "{:<40} |{} done={} | input={}/{} | parameters host={} dev={} | compiled={} | pinned staging={} abc={} | "
-        "kept abc={} | budget {}/{} | rss {}",
+        "kept abc={} witness={} | budget {}/{} | rss {}",
         what, line, s_.done_partitions, s_.input_jobs, human(s_.input_bytes), human(s_.parameters_host_bytes),
         human(s_.parameters_device_bytes), human(s_.compiled_circuit_bytes), human(s_.pinned_pool_bytes),
-        human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes), human(s_.budget_used), human(s_.budget_total),
-        human(s_.rss_bytes));
+        human(s_.abc_pinned_bytes), human(s_.abc_kept_bytes), human(s_.witness_kept_bytes), human(s_.budget_used),
+        human(s_.budget_total), human(s_.rss_bytes));
   }
   if (timeline_) {
     for (size_t c = 0; c < kBufferClassCount; c++) {
@@ -227,6 +232,7 @@ void BufferTracker::event_locked(const std::string& what) {
     timeline_->counter("backend host bytes", {{"pinned staging", double(s_.pinned_pool_bytes)},
                                               {"pinned abc", double(s_.abc_pinned_bytes)},
                                               {"kept abc", double(s_.abc_kept_bytes)}});
+    timeline_->counter("kept witness bytes", {{"kept", double(s_.witness_kept_bytes)}});
   }
 }
 

@@ -48,6 +48,10 @@ struct TrackerSnapshot {
   // Host bytes the backends keep between partitions for later ones (the CUDA backend's compact
   // a/b/c copies: page-locked, so also in abc_pinned_bytes; charged to the budget; in no stage).
   int64_t abc_kept_bytes = 0;
+  // Witness-only partitions' aux memory the engine keeps for the next synthesis of the shape
+  // (engine/kept_witnesses.hpp; page-locked with the CUDA backend, so also in abc_pinned_bytes;
+  // charged to the budget; in no stage).
+  int64_t witness_kept_bytes = 0;
   int64_t budget_total = 0, budget_used = 0;
   int64_t rss_bytes = 0;
   // The jobs' parsed inputs (the class `input`: a Commit1 output, vanilla proofs) while their jobs
@@ -86,6 +90,8 @@ class BufferTracker {
   };
   void set_pinned_probe(std::function<PinnedBytes()> probe);
   void set_budget(int64_t total, int64_t used);
+  // The engine's kept witness memory (TrackerSnapshot::witness_kept_bytes); shown by the next event.
+  void set_kept_witness_bytes(int64_t bytes);
 
   TrackerSnapshot snapshot() const;
   void reset_peaks();

@@ -46,7 +46,14 @@ r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit) {
 
 r1cs::ProvingAssignment synthesize_witness(const r1cs::Circuit& circuit,
                                            std::shared_ptr<const r1cs::CompiledCircuit> compiled) {
+  return synthesize_witness(circuit, std::move(compiled), r1cs::KeptWitness());
+}
+
+r1cs::ProvingAssignment synthesize_witness(const r1cs::Circuit& circuit,
+                                           std::shared_ptr<const r1cs::CompiledCircuit> compiled,
+                                           r1cs::KeptWitness&& into) {
   r1cs::ProvingAssignment assignment(std::move(compiled));
+  assignment.adopt_witness(std::move(into));
   assignment.reserve(0, assignment.compiled()->aux);
   circuit.synthesize(assignment);
   assignment.enforce_input_constraints();

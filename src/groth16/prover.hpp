@@ -37,6 +37,10 @@ r1cs::ProvingAssignment synthesize(const r1cs::Circuit& circuit);
 // not match compiled (recorded from other circuit code).
 r1cs::ProvingAssignment synthesize_witness(const r1cs::Circuit& circuit,
                                            std::shared_ptr<const r1cs::CompiledCircuit> compiled);
+// The same into a kept witness's memory (r1cs::ProvingAssignment::adopt_witness), its hold kept.
+r1cs::ProvingAssignment synthesize_witness(const r1cs::Circuit& circuit,
+                                           std::shared_ptr<const r1cs::CompiledCircuit> compiled,
+                                           r1cs::KeptWitness&& into);
 
 // Throws std::invalid_argument when the assignment does not fit the parameters.
 PendingProof prove_start(const Parameters& params, r1cs::ProvingAssignment& assignment, const Fr& r, const Fr& s,

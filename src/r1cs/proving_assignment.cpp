@@ -99,6 +99,7 @@ void ProvingAssignment::check_no_open_sections() const {
 
 Variable ProvingAssignment::alloc(std::string_view, const Fr& value) {
   check_no_open_sections();
+  if (aux_.size() == aux_.capacity()) aux_hold_.owner.reset();  // push_back moves aux
   aux_.push_back(value);
   if (!compiled_) {
     a_aux_density_.add_element();
@@ -311,10 +312,7 @@ std::vector<std::unique_ptr<SectionSystem>> ProvingAssignment::open_sections(std
       }
       v->resize(c_need);
     }
-    if (aux_.capacity() < aux_at + aux) {
-      aux_.reserve(aux_at + aux);
-      advise_huge_pages(aux_.data(), aux_.capacity() * sizeof(Fr));
-    }
+    grow_aux_room(aux_at + aux);
     aux_.resize(aux_at + aux);
     inputs_.resize(in_at + inputs);
     if (!compiled_) {
@@ -377,8 +375,35 @@ void ProvingAssignment::reserve(size_t constraints, size_t aux) {
     b_.reserve(constraints);
     c_.reserve(constraints);
   }
-  aux_.reserve(aux);
-  for (const auto* v : {&a_, &b_, &c_, &aux_}) advise_huge_pages(v->data(), v->capacity() * sizeof(Fr));
+  for (const auto* v : {&a_, &b_, &c_}) advise_huge_pages(v->data(), v->capacity() * sizeof(Fr));
+  grow_aux_room(aux);
+}
+
+void ProvingAssignment::grow_aux_room(size_t n) {
+  if (aux_.capacity() >= n) return;
+  aux_hold_.owner.reset();  // on memory about to be freed
+  aux_.reserve(n);
+  advise_huge_pages(aux_.data(), aux_.capacity() * sizeof(Fr));
+}
+
+KeptWitness ProvingAssignment::release_witness() {
+  check_no_open_sections();
+  if (!compiled_) throw std::logic_error("proving assignment: only a witness-only assignment's aux is kept");
+  KeptWitness kept;
+  kept.hold = std::exchange(aux_hold_.owner, nullptr);
+  kept.aux = std::exchange(aux_, {});
+  return kept;
+}
+
+void ProvingAssignment::adopt_witness(KeptWitness&& kept) {
+  check_no_open_sections();
+  if (!compiled_ || !aux_.empty() || inputs_.size() != 1) {
+    throw std::logic_error("proving assignment: only a fresh witness-only assignment adopts a kept witness");
+  }
+  aux_hold_.owner.reset();
+  aux_ = std::move(kept.aux);
+  aux_.clear();  // the capacity stays: sections write over the stale values
+  aux_hold_.owner = std::exchange(kept.hold, nullptr);
 }
 
 AssignmentBytes ProvingAssignment::bytes() const {

@@ -44,6 +44,28 @@ struct ReleasedAbc {
   ~ReleasedAbc() { preparation.reset(); }
 };
 
+// What a backend keeps on a witness-only assignment's aux memory for as long as that memory lives
+// (the CUDA backend: its page-lock, so that the device reads aux by DMA). Set by the backend's
+// preparation; it goes with the memory when the engine keeps a finished partition's aux for the
+// next synthesis of its shape (KeptWitness), and before the memory is freed or moved.
+class WitnessHold {
+ public:
+  virtual ~WitnessHold() = default;
+};
+
+// A finished witness-only assignment's aux memory with its hold (ProvingAssignment::
+// release_witness), for a later assignment of the same shape (adopt_witness): the memory is
+// neither unmapped nor mapped again, and a page-lock on it is neither released nor made again.
+struct KeptWitness {
+  FrVector aux;  // its capacity is what is kept; its values are stale
+  std::shared_ptr<const WitnessHold> hold;
+  KeptWitness() = default;
+  KeptWitness(KeptWitness&&) = default;
+  KeptWitness& operator=(KeptWitness&&) = delete;  // would free aux before its hold goes
+  ~KeptWitness() { hold.reset(); }
+  size_t bytes() const { return aux.capacity() * sizeof(Fr); }
+};
+
 // Frees released a/b/c the way a thread beside the prover should: the preparation first, then
 // each vector's pages handed back to the kernel in 64 MiB steps (madvise MADV_DONTNEED) with a
 // short pause between them, so that the final free unmaps empty ranges. A plain free unmaps a
@@ -124,6 +146,18 @@ class ProvingAssignment final : public ConstraintSystem {
   using AbcSink = std::function<void(ReleasedAbc&& abc)>;
   void set_abc_sink(AbcSink sink) { abc_sink_ = std::move(sink); }
 
+  // The hold a backend keeps on aux's memory (see WitnessHold), dropped before that memory can be
+  // freed or moved (aux growing past its capacity, the destructor). Copies start without it.
+  void set_aux_hold(std::shared_ptr<const WitnessHold> h) { aux_hold_.owner = std::move(h); }
+  const std::shared_ptr<const WitnessHold>& aux_hold() const { return aux_hold_.owner; }
+  // The end of a witness-only assignment that is proved (and finished): aux's memory and hold
+  // leave it, for adopt_witness by the next assignment of the shape. The assignment is empty of
+  // aux afterwards and must not be proved again.
+  KeptWitness release_witness();
+  // A fresh witness-only assignment (nothing allocated but ONE) takes kept's memory for aux, and
+  // its hold: reserve() and the sections then grow aux within it.
+  void adopt_witness(KeptWitness&& kept);
+
   // A backend's preparation of a, b and c (groth16::ProverBackend::prepare_assignment), which
   // may lock their memory until it is destroyed. It is dropped before that memory can be freed
   // or moved, and before a, b or c can change: by release_abc (after the sink's ReleasedAbc), by
@@ -143,10 +177,14 @@ class ProvingAssignment final : public ConstraintSystem {
     if (abc_preparation_.owner) abc_preparation_.owner.reset();
   }
 
+  // Makes room in aux for n elements; when it moves, its hold goes first.
+  void grow_aux_room(size_t n);
+
   // Copies start without it; assignment is not offered, since the vectors it replaces would be
   // freed before a lock it may hold.
+  template <class T>
   struct Held {
-    std::shared_ptr<const AbcPreparation> owner;
+    std::shared_ptr<const T> owner;
     Held() = default;
     Held(const Held&) {}
     Held(Held&&) = default;
@@ -182,7 +220,8 @@ class ProvingAssignment final : public ConstraintSystem {
   bool abc_released_ = false;
   AbcSink abc_sink_;
   Sections sections_;
-  Held abc_preparation_;  // after a_, b_, c_: destroyed before them
+  Held<AbcPreparation> abc_preparation_;  // after a_, b_, c_: destroyed before them
+  Held<WitnessHold> aux_hold_;            // after aux_: destroyed before it
 };
 
 }  // namespace cuzk::r1cs

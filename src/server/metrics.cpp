@@ -153,6 +153,10 @@ std::string render_prometheus(const engine::EngineSnapshot& s, const DaemonMetri
           "Host bytes the backends keep between partitions for later ones (compact a/b/c copies, page-locked: also in "
           "abc_pinned_bytes; charged to the budget).",
           double(b.abc_kept_bytes));
+  m.gauge("cuzk_witness_kept_bytes",
+          "Witness-only partitions' aux memory kept for the next synthesis of its shape (page-locked with the CUDA "
+          "backend; charged to the budget).",
+          double(b.witness_kept_bytes));
   m.gauge("cuzk_input_bytes", "Bytes of the jobs' parsed inputs (Commit1 outputs, ...) while their jobs live.",
           double(b.input_bytes));
   m.gauge("cuzk_input_jobs", "Jobs holding a parsed input.", double(b.input_jobs));

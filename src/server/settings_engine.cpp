@@ -38,6 +38,10 @@ void setting_builders::add_engine_settings(std::vector<Setting>& t) {
                      field(&EngineConfig::release_host_parameters),
                      "With one GPU: give a parameter set's host copy back to the OS once the device holds all its "
                      "bases (written back from the device when needed), so the set takes host memory once"));
+  t.push_back(count("engine", "kept_witnesses", "--kept-witnesses", field(&EngineConfig::kept_witnesses), 0, 64,
+                    "Witness-only partitions' aux memory kept (page-locked, with CUDA) for the next synthesis of "
+                    "the shape, so that a witness is not mapped and page-locked anew each partition; charged to the "
+                    "budget, freed when room is needed or no job is left; 0: none (budget policy only)"));
   t.push_back(count("engine", "finalizer_threads", "--finalizer-threads", field(&EngineConfig::finalizer_threads), 1,
                     1024, "Finalizer threads (B-in-G2 tail, proof assembly, verification)"));
   t.push_back(count("engine", "gpu_queue_capacity", "--gpu-queue-capacity", field(&EngineConfig::gpu_queue_capacity), 1,

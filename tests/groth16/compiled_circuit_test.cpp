@@ -200,6 +200,55 @@ TEST(CompiledCircuitTest, FileRoundTripsAndRefusesWhatItCannotUse) {
   std::filesystem::remove_all(dir);
 }
 
+// A hold that counts its own end (a page-lock's release, for the CUDA backend's AuxLock).
+struct CountingHold final : r1cs::WitnessHold {
+  explicit CountingHold(std::shared_ptr<int> gone) : gone(std::move(gone)) {}
+  ~CountingHold() override { ++*gone; }
+  std::shared_ptr<int> gone;
+};
+
+// A witness-only assignment's aux memory leaves it with its hold (release_witness) and a fresh
+// assignment of the shape synthesizes into that memory (adopt_witness), keeping the hold, and gets
+// the same aux; the hold goes before the memory moves (aux grown past its capacity); adoption and
+// release are refused where they do not belong.
+TEST(CompiledCircuitTest, AKeptWitnessIsSynthesizedIntoWithItsHold) {
+  const circuits::SyntheticCircuit circuit(1 << 10, 8, {}, test::run_seed());
+  const auto cc = std::make_shared<const CompiledCircuit>(r1cs::compile_circuit(circuit));
+  auto synthesized = [&](r1cs::ProvingAssignment& pa) {
+    pa.reserve(0, cc->aux);
+    circuit.synthesize(pa);
+    pa.enforce_input_constraints();
+    pa.check_matches_compiled();
+  };
+  r1cs::ProvingAssignment first(cc);
+  synthesized(first);
+  const r1cs::FrVector values = first.aux();
+  auto gone = std::make_shared<int>(0);
+  first.set_aux_hold(std::make_shared<CountingHold>(gone));
+  const Fr* memory = first.aux().data();
+  r1cs::KeptWitness kept = first.release_witness();
+  EXPECT_EQ(kept.aux.data(), memory);
+  EXPECT_GE(kept.bytes(), values.size() * sizeof(Fr));
+  EXPECT_TRUE(kept.hold);
+
+  r1cs::ProvingAssignment second(cc);
+  second.adopt_witness(std::move(kept));
+  synthesized(second);
+  EXPECT_EQ(second.aux().data(), memory) << "synthesized into the kept memory";
+  EXPECT_TRUE(second.aux() == values);
+  EXPECT_TRUE(second.aux_hold());
+  EXPECT_EQ(*gone, 0);
+  EXPECT_THROW(second.adopt_witness(r1cs::KeptWitness()), std::logic_error) << "not a fresh assignment";
+
+  r1cs::ProvingAssignment third(cc);
+  third.adopt_witness(second.release_witness());
+  third.reserve(0, 2 * cc->aux);  // past the kept capacity: the memory moves
+  EXPECT_EQ(*gone, 1) << "the hold went before its memory";
+  EXPECT_FALSE(third.aux_hold());
+  r1cs::ProvingAssignment full;
+  EXPECT_THROW(full.release_witness(), std::logic_error) << "a full synthesis keeps no witness";
+}
+
 // The digest is of blocks (format 2), read on every core: with 4 KiB blocks a small circuit's
 // file has dozens, its arrays cross block (and slice) boundaries, and a flipped bit in any block is
 // caught; a block size outside 2^12..2^30 is refused by name.

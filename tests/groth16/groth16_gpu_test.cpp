@@ -504,9 +504,11 @@ TEST_F(CudaBackendProofTest, WitnessOnlyProofsWithTheHostCopyGivenBack) {
 }
 
 // A witness-only assignment whose aux is large enough: prepare_assignment page-locks aux, the
-// device reads it by DMA before the products, the locks go with the assignment's preparation,
-// and the proof equals the CPU backend's from full synthesis (pseudo-random bases: equal, not
-// verifiable).
+// device reads it by DMA before the products, the lock stays with the assignment's memory (not its
+// preparation), and the proof equals the CPU backend's from full synthesis (pseudo-random bases:
+// equal, not verifiable). That memory kept for the next assignment (as the engine keeps it) is
+// synthesized into and found locked: nothing is locked again, and its proof is right too; the lock
+// goes with the memory.
 // The squares circuit fills a 2^20 domain: aux of 50 MB (over the 32 MiB that is locked).
 TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
   auto gpu = make_cuda_backend(0);
@@ -526,9 +528,22 @@ TEST_F(CudaBackendProofTest, WitnessOnlyAuxGoesUpByDmaFromLockedMemory) {
   ProveTimings t;
   const PendingProof got = gpu->prove_start(params, pa_gpu, r, s, &t);
   EXPECT_GT(t.abc, 0.0) << "a/b/c computed on the device";
-  EXPECT_FALSE(pa_gpu.abc_prepared()) << "the locks went with a/b/c's release";
-  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u);
+  EXPECT_FALSE(pa_gpu.abc_prepared()) << "the preparation went with a/b/c's release";
+  const size_t locked = gpu->pinned_abc_bytes();
+  EXPECT_GE(locked, pa_gpu.num_aux() * sizeof(Fr)) << "aux stays locked while its memory lives";
   expect_same(got, make_cpu_backend()->prove_start(params, pa_cpu, r, s));
+
+  const Fr* memory = pa_gpu.aux().data();
+  auto pa_next = synthesize_witness(circuit, compiled, pa_gpu.release_witness());
+  EXPECT_EQ(pa_next.aux().data(), memory) << "synthesized into the kept memory";
+  gpu->prepare_assignment(pa_next);
+  EXPECT_EQ(gpu->pinned_abc_bytes(), locked) << "its lock serves: nothing locked again";
+  const Fr r2 = Fr::from_u64(33), s2 = Fr::from_u64(34);
+  const PendingProof again = gpu->prove_start(params, pa_next, r2, s2, &t);
+  auto pa_cpu2 = synthesize(circuit);
+  expect_same(again, make_cpu_backend()->prove_start(params, pa_cpu2, r2, s2));
+  { auto gone = std::move(pa_next); }
+  EXPECT_EQ(gpu->pinned_abc_bytes(), 0u) << "the lock went with the memory";
   gpu->release_parameters(params);
 }
 

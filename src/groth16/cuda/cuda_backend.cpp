@@ -372,9 +372,8 @@ class CudaBackend final : public ProverBackend {
         const size_t primary_scalars = scratch_.size() - size_t(primary_witness - scratch_.get());
         ahead_.start(*next, v.aux, primary_witness, primary_scalars, upload_stream_);
       }
-      // aux has landed: its locks go with the assignment's preparation, which release_abc hands
-      // to the sink (the engine's deallocation thread unlocks aux there, before the partition's
-      // own free, posted later to the same thread).
+      // aux has landed; its lock stays with the assignment (AuxLock) until its memory is freed,
+      // or kept by the engine for the next witness of the shape (locked still).
       prepared.reset();
       t.h_ntt = seconds_since(t0) - t.abc;
       pa.release_abc();

@@ -14,7 +14,15 @@ size_t PreparedAbc::host_bytes() const {
   return bytes;
 }
 
+bool AuxLock::lock(const void* p, size_t bytes) {
+  if (!locks_.lock(p, bytes)) return false;
+  p_ = p;
+  bytes_ = bytes;
+  return true;
+}
+
 bool PreparedAbc::locked(const void* p) const {
+  if (p && p == held_aux) return true;
   for (const auto& c : compact) {
     if (c && c->locked(p)) return true;
   }
@@ -46,7 +54,16 @@ void prepare_abc(r1cs::ProvingAssignment& pa, const std::shared_ptr<std::atomic<
   const r1cs::FrVector* vectors[3] = {&pa.a(), &pa.b(), &pa.c()};
   for (int i = 0; i < 3; i++) prepared->source[i] = {vectors[i]->data(), vectors[i]->size()};
   if (pa.abc_pending()) {
-    prepared->locks.lock(pa.aux().data(), pa.aux().size() * sizeof(Fr));
+    const Fr* aux = pa.aux().data();
+    const size_t room = pa.aux().capacity() * sizeof(Fr);
+    auto held = std::dynamic_pointer_cast<const AuxLock>(pa.aux_hold());
+    if (!held || !held->covers(aux, pa.num_aux() * sizeof(Fr))) {  // a reused witness keeps its lock
+      pa.set_aux_hold(nullptr);                                    // a lock on part of it would refuse the new one
+      auto lock = std::make_shared<AuxLock>(counter);
+      held = lock->lock(aux, room) ? std::move(lock) : nullptr;
+      pa.set_aux_hold(held);
+    }
+    if (held) prepared->held_aux = aux;
     pa.set_abc_preparation(std::move(prepared));
     return;
   }

@@ -17,6 +17,22 @@ namespace cuzk::groth16::cuda {
 // Device arrays are 256-byte aligned within a shared area (the compact copies as uploaded).
 inline size_t device_aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// A witness-only assignment's aux page-locked (over its whole capacity) for as long as its memory
+// lives: the assignment's hold (r1cs::WitnessHold), which goes with the memory when the engine
+// keeps it for the next assignment of the shape, so that a reused witness is not locked again.
+class AuxLock final : public r1cs::WitnessHold {
+ public:
+  explicit AuxLock(std::shared_ptr<std::atomic<size_t>> counter) : locks_(std::move(counter)) {}
+  bool lock(const void* p, size_t bytes);
+  // Whether [p, p + bytes) lies in the locked range (from its start).
+  bool covers(const void* p, size_t bytes) const { return p && p == p_ && bytes <= bytes_; }
+
+ private:
+  PieceLocks locks_;
+  const void* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 // What prepare_assignment makes of an assignment's a, b and c, on the synthesis thread: for each
 // vector that is mostly 0s and 1s its compact copy (the PoRep profile's b is all 0/1, a and c
 // 75%), so that the first upload lands in ~1 ms instead of a whole vector's DMA and a sixth of the
@@ -39,13 +55,15 @@ class PreparedAbc final : public r1cs::AbcPreparation {
   std::shared_ptr<CompactCopies> copies_;
   std::pair<const Fr*, size_t> source[3];         // a, b, c as they were prepared
   std::optional<CompactCopies::Copy> compact[3];  // a, b, c's compact copies, where they pay
-  PieceLocks locks;                               // on a, b, c themselves where not compact (or aux)
+  PieceLocks locks;                               // on a, b, c themselves where not compact
+  const void* held_aux = nullptr;                 // aux, locked by the assignment's AuxLock
 };
 
 // The preparation of pa's a, b and c (pa.set_abc_preparation): compact copies taken from
 // `copies` and refilled where a vector is mostly 0/1, page-locks (counted in `counter`) on the
 // others. A witness-only assignment (pa.abc_pending(): a, b and c are made on the device) has its
-// aux page-locked instead, which the device reads by DMA before the products. The caller has made
+// aux page-locked instead (its AuxLock, kept when the assignment already holds one over it), which
+// the device reads by DMA before the products. The caller has made
 // the device current and checked that the vectors are worth it. Throws what the copies'
 // allocation throws (then nothing is kept).
 void prepare_abc(r1cs::ProvingAssignment& pa, const std::shared_ptr<std::atomic<size_t>>& counter,

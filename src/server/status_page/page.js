@@ -313,6 +313,7 @@
     $('params-released-bytes').textContent = bytes(b.parameters_released_bytes || 0);
     $('pinned-bytes').textContent = bytes(b.pinned_pool_bytes);
     $('abc-kept-bytes').textContent = bytes(b.abc_kept_bytes);
+    $('witness-kept-bytes').textContent = bytes(b.witness_kept_bytes || 0);
   }
 
   // Busy share of device i between two samples: the growth of its busy_seconds (time with a

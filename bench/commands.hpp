@@ -89,6 +89,8 @@ struct PipelineBenchArgs {
   // params_dir/compiled where the engine reads it (in parallel sections, and once more serially
   // to compare: time, equality), then read again; no proof.
   bool compile_only = false;
+  // Only the kind's compiled circuit read from there, as the engine loads it (times).
+  bool read_compiled = false;
 };
 
 int run_pipeline_bench(const PipelineBenchArgs& args);

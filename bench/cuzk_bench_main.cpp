@@ -136,6 +136,9 @@ int main(int argc, char** argv) {
                      "Only record the kind's compiled circuit (witness-only synthesis' matrices) into "
                      "--param-cache-dir/compiled, where the engine reads it: in parallel sections and serially "
                      "(times, checked equal), then read again; no proof");
+  pipe_cmd->add_flag("--read-compiled", pipe.read_compiled,
+                     "Only read the kind's compiled circuit from --param-cache-dir/compiled (recorded there by "
+                     "--compile-only), as the engine loads it: three times on all threads and three on one; no proof");
   pipe_cmd->add_option("--timeline", pipe.timeline,
                        "write a Chrome trace (Perfetto) per run; -<policy>-w<workers> is added with several runs");
   pipe_cmd->add_flag("--log-events", pipe.log_events, "log one line per buffer-tracker event");

@@ -14,6 +14,7 @@
 #include <memory>
 #include <spdlog/spdlog.h>
 #include <string>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <thread>
@@ -353,6 +354,32 @@ int compile_only(const PipelineBenchArgs& a, const engine::ProofInput& input) {
   return same ? 0 : 1;
 }
 
+// --read-compiled: the kind's compiled circuit read from where --compile-only recorded it (the
+// engine's load at each process start), on every thread and on one, three times each.
+int read_compiled(const PipelineBenchArgs& a, const engine::ProofInput& input) {
+  const std::string param_id = input.param_id();
+  const auto path = engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id);
+  const std::string id = engine::CompiledCircuits::circuit_id(param_id);
+  if (!std::filesystem::exists(path)) {
+    std::fprintf(stderr, "cuzk-bench pipeline: no %s (record it first with --compile-only)\n", path.string().c_str());
+    return 2;
+  }
+  const unsigned all = unsigned(tbb::this_task_arena::max_concurrency());
+  std::printf("compiled circuit of %s (%s), %.2f GiB file\n\n| read | threads | s |\n|---|---|---|\n",
+              input.describe().c_str(), input.kind().c_str(),
+              double(std::filesystem::file_size(path)) / double(1 << 30));
+  for (const unsigned threads : {all, 1u}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    for (int rep = 0; rep < 3; rep++) {
+      const auto t = Clock::now();
+      const r1cs::CompiledCircuit cc = r1cs::read_compiled_circuit(path, id);
+      std::printf("| %d (digest checked, every index checked) | %u | %.3f |\n", rep + 1, threads, seconds_since(t));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int run_pipeline_bench(const PipelineBenchArgs& a) {
   if (!a.log_events) spdlog::set_level(spdlog::level::warn);
   std::vector<engine::Policy> policies;
@@ -381,6 +408,13 @@ int run_pipeline_bench(const PipelineBenchArgs& a) {
       return 2;
     }
     return compile_only(a, *porep[0]);
+  }
+  if (a.read_compiled) {
+    if (porep.empty()) {
+      std::fprintf(stderr, "cuzk-bench pipeline: --read-compiled takes --proof or --update\n");
+      return 2;
+    }
+    return read_compiled(a, *porep[0]);
   }
   if (!porep.empty()) {
     std::printf("engine pipeline, backend %s: %u %s job(s) of %s (%u partition(s) each)%s\n\n", a.backend.c_str(),

@@ -5,7 +5,8 @@
 # present, then summarised (s/job, urgent latencies, peak RSS).
 #   bench/filecoin_engine_figures.sh OUTDIR RUN...
 # RUN: porep32 (three 32 GiB C2 jobs, timeline in OUTDIR/porep32.json), porep32-48g (five, within
-# a 48 GiB budget: a 64 GiB host; timeline in OUTDIR/porep32-48g.json), porep32-old (three on the
+# a 48 GiB budget: a 64 GiB host; timeline in OUTDIR/porep32-48g.json), porep32-48g-nokeep (the
+# same with no witness memory kept: engine.kept_witnesses 0), porep32-old (three on the
 # full-synthesis path), window32 (three 32 GiB WindowPoSt partitions, timeline in
 # OUTDIR/window32.json; each timeline's prover summary and prove_start steps are printed), winning-beside /
 # winning-reserve (WinningPoSt alone, then every 3 s beside three 32 GiB C2 jobs, per
@@ -15,7 +16,7 @@
 # Environment: CUZK_BENCH (default build/bench/cuzk-bench), RUN_TIMEOUT (seconds per run, 330).
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 out=$1
@@ -33,6 +34,10 @@ for run in "$@"; do
     porep32) args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --timeline "$out/porep32.json") ;;
     porep32-48g)
       args=(--proof StackedDrg32GiBV1_1 --jobs 5 --workers 4 --budget-mib 49152 --timeline "$out/porep32-48g.json")
+      ;;
+    porep32-48g-nokeep)
+      args=(--proof StackedDrg32GiBV1_1 --jobs 5 --workers 4 --budget-mib 49152 --kept-witnesses 0
+        --timeline "$out/porep32-48g-nokeep.json")
       ;;
     porep32-old) args=(--proof StackedDrg32GiBV1_1 --jobs 3 --workers 4 --witness-synthesis off) ;;
     window32) args=(--proof StackedDrgWindow32GiBV1_2 --jobs 3 --workers 4 --timeline "$out/window32.json") ;;
@@ -73,9 +78,11 @@ for run in "$@"; do
   # /usr/bin/time measured; any job's error.
   grep -E '^\||^inputs|^parameters|^job |^urgent job|device memory plan|Maximum resident|Elapsed|cuzk-bench pipeline:' \
     "$log" | tail -34
-  # The prover's busy share and each prove_start step's mean, from the run's timeline.
+  # The prover's busy share and each prove_start step's mean, from the run's timeline, and the
+  # MSM of H by what ran beside it (the syntheses' page-locking tails, or their bodies).
   trace="$out/$run.json"
   if [ -s "$trace" ] && command -v python3 >/dev/null; then
     python3 "$(dirname "$0")/../scripts/timeline_gpu_gaps.py" "$trace" | tail -n +2
+    python3 "$(dirname "$0")/../scripts/timeline_msm_beside.py" "$trace"
   fi
 done

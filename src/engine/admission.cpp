@@ -38,9 +38,19 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       const auto load = params.claim_load(set, give_up, [&] { p.set_where(Stage::kWaitingBudget, worker); });
       if (!load) return false;
       p.admits_after_load = *load && sets_leave_host;
-      // A kept witness of its shape: its memory and its charge are the partition's.
-      const uint64_t kept = p.admits_after_load ? 0 : take_kept_witness(p);
-      const uint64_t bytes = (p.admits_after_load ? 0 : need - std::min(kept, need)) + *load;
+      const uint64_t bytes = (p.admits_after_load ? 0 : need) + *load;
+      // A kept witness of its shape comes with its charge: the partition reserves the rest at
+      // once, or gives it back and waits without it (one held in the line could block the head).
+      if (const uint64_t kept = p.admits_after_load ? 0 : take_kept_witness(p)) {
+        if (budget.try_reserve(bytes - std::min(kept, bytes), keep_free)) {
+          if (kept > bytes) budget.release(kept - bytes);
+          if (*load) params.load_paid(set, *load);
+          break;
+        }
+        uint64_t charge = kept;
+        give_back_kept_witness(p, &charge);
+        if (charge) budget.release(charge);
+      }
       if (!budget.try_reserve(bytes, keep_free)) {
         p.set_where(Stage::kWaitingBudget, worker);
         // Idle parameter sets go before work waits, and again whenever the budget changes
@@ -50,21 +60,32 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         // A partition that can never fit beside what stays of its set's host copy gives up.
         std::string never_fits;
         // A witness of its shape kept since (by a partition that ended) is taken rather than
-        // freed: its charge goes back to the budget, where this reservation, at the head of the
-        // line, takes it.
+        // freed when its charge, given back to the budget, lets this reservation (the head of the
+        // line) in: then the reservation pays for it. Until it does, that memory is uncharged:
+        // charged again and given back if the partition leaves the line instead.
+        uint64_t uncharged = 0;
         auto on_pressure = [&] {
-          if (!p.kept && !p.admits_after_load) {
-            if (const uint64_t taken = take_kept_witness(p)) budget.release(taken);
-          }
+          if (!p.kept && !p.admits_after_load) uncharged = take_kept_witness_if_that_fits(p, bytes + keep_free);
           params.evict_idle_for(bytes + keep_free, set);
           trim_backends_if_that_fits(bytes + keep_free);
           if (!*load) never_fits = never_fits_beside_set(p);
         };
+        auto leave_the_kept_witness = [&] {
+          if (!p.kept) return;
+          budget.force_reserve(uncharged);
+          give_back_kept_witness(p, &uncharged);
+          if (uncharged) budget.release(uncharged);
+        };
         auto give_up_or_never_fits = [&] { return give_up() || !never_fits.empty(); };
-        if (!budget.reserve(bytes, give_up_or_never_fits, on_pressure, keep_free)) {
-          uint64_t paid = kept;  // the memory waits for another partition again
-          give_back_kept_witness(p, &paid);
-          if (paid) budget.release(paid);
+        bool in = false;
+        try {
+          in = budget.reserve(bytes, give_up_or_never_fits, on_pressure, keep_free);
+        } catch (...) {
+          leave_the_kept_witness();
+          throw;
+        }
+        if (!in) {
+          leave_the_kept_witness();
           if (*load) params.unclaim(set);
           if (!never_fits.empty()) throw EngineError(EngineError::Code::kFailedPrecondition, never_fits);
           return false;
@@ -72,7 +93,6 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       }
       if (*load) params.load_paid(set, *load);
       if (p.admits_after_load) return true;  // p.reserved stays 0: the set's bytes are its charge
-      if (kept > need) budget.release(kept - need);
       break;
     }
     case Policy::kSemaphoreReleaseAfterSynth:
@@ -274,8 +294,27 @@ uint64_t Engine::Impl::take_kept_witness(Partition& p) {
   auto e = kept_witnesses.take(p.shape().aux);
   if (!e) return 0;
   p.kept.emplace(std::move(e->witness));
-  tracker.set_kept_witness_bytes(int64_t(kept_witnesses.bytes()));
+  show_kept_witnesses();
   return e->charged;
+}
+
+uint64_t Engine::Impl::take_kept_witness_if_that_fits(Partition& p, uint64_t need) {
+  const uint64_t taken = take_kept_witness(p);
+  if (!taken) return 0;
+  const uint64_t used = budget.used();
+  if (used - std::min(used, taken) + need <= budget.total()) {
+    budget.release(taken);
+    return taken;
+  }
+  uint64_t charge = taken;
+  give_back_kept_witness(p, &charge);
+  if (charge) budget.release(charge);
+  return 0;
+}
+
+void Engine::Impl::show_kept_witnesses() {
+  std::lock_guard lock(kept_witnesses_shown);  // the last to set it read the pool last
+  tracker.set_kept_witness_bytes(int64_t(kept_witnesses.bytes()));
 }
 
 void Engine::Impl::keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here) {
@@ -283,7 +322,7 @@ void Engine::Impl::keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bo
   e.charged = std::min(e.witness.bytes(), *reservation);
   *reservation -= e.charged;
   if (auto displaced = kept_witnesses.put(std::move(e))) free_kept_witness(std::move(*displaced), here);
-  tracker.set_kept_witness_bytes(int64_t(kept_witnesses.bytes()));
+  show_kept_witnesses();
 }
 
 void Engine::Impl::give_back_kept_witness(Partition& p, uint64_t* reservation, bool here) {
@@ -295,13 +334,13 @@ void Engine::Impl::give_back_kept_witness(Partition& p, uint64_t* reservation, b
 void Engine::Impl::drop_kept_witnesses(bool here) {
   auto entries = kept_witnesses.take_all();
   if (entries.empty()) return;
-  tracker.set_kept_witness_bytes(0);
+  show_kept_witnesses();
   for (auto& e : entries) free_kept_witness(std::move(e), here);
 }
 
 void Engine::Impl::free_kept_witness(KeptWitnesses::Entry&& e, bool here) {
-  auto owned = std::make_shared<KeptWitnesses::Entry>(std::move(e));
-  auto free = [this, owned]() mutable {
+  // The task owns the entry alone, so that it is freed before its charge goes back.
+  auto free = [this, owned = std::make_shared<KeptWitnesses::Entry>(std::move(e))]() mutable {
     const uint64_t charged = owned->charged;
     owned.reset();  // its lock goes (the unlock may wait for the device), then its memory
     budget.release(charged);
@@ -324,7 +363,11 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
       // A proved witness-only partition's aux memory waits for the next synthesis of its shape.
       std::optional<r1cs::KeptWitness> witness;
       if (completed && p->witness_only && p->assignment && !p->job->urgent && kept_witnesses.capacity()) {
-        witness.emplace(p->assignment->release_witness());
+        try {
+          witness.emplace(p->assignment->release_witness());
+        } catch (const std::exception& e) {  // freed with the assignment instead
+          spdlog::warn("partition {}: its witness memory is not kept: {}", p->label, e.what());
+        }
       }
       p->assignment.reset();  // the large free, here on the deallocation thread
       p->params.reset();

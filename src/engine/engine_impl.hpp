@@ -268,6 +268,10 @@ struct Engine::Impl {
   // displaced, and those drop_kept_witnesses takes, are freed and their charge released after:
   // on the deallocation thread, or here when the caller runs on it (here = true).
   uint64_t take_kept_witness(Partition& p);
+  // At the head of the budget line: one of p's shape, when its charge given back lets `need` in
+  // (then released: the caller's reservation pays for it); the bytes it brought, or 0.
+  uint64_t take_kept_witness_if_that_fits(Partition& p, uint64_t need);
+  void show_kept_witnesses();  // the tracker's witness_kept_bytes
   void keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here = false);
   void give_back_kept_witness(Partition& p, uint64_t* reservation, bool here = false);
   void drop_kept_witnesses(bool here = false);
@@ -319,6 +323,7 @@ struct Engine::Impl {
     for (const auto& d : devices) f(*d);
   }
   KeptWitnesses kept_witnesses{config.policy == Policy::kBudget ? config.kept_witnesses : 0};
+  std::mutex kept_witnesses_shown;
   std::mutex idle_charge_mutex;
   uint64_t idle_charged = 0;     // budget bytes charged for the backends' idle host memory
   uint64_t released_credit = 0;  // parameters' host bytes the backends gave back, returned to the budget

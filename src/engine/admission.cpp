@@ -41,7 +41,9 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
       const uint64_t bytes = (p.admits_after_load ? 0 : need) + *load;
       // A kept witness of its shape comes with its charge: the partition reserves the rest at
       // once, or gives it back and waits without it (one held in the line could block the head).
-      if (const uint64_t kept = p.admits_after_load ? 0 : take_kept_witness(p)) {
+      // Not while others wait: the rest would not be reserved before them.
+      const uint64_t kept = p.admits_after_load || budget.waiters() ? 0 : take_kept_witness(p);
+      if (p.kept) {
         if (budget.try_reserve(bytes - std::min(kept, bytes), keep_free)) {
           if (kept > bytes) budget.release(kept - bytes);
           if (*load) params.load_paid(set, *load);
@@ -65,7 +67,9 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         // charged again and given back if the partition leaves the line instead.
         uint64_t uncharged = 0;
         auto on_pressure = [&] {
-          if (!p.kept && !p.admits_after_load) uncharged = take_kept_witness_if_that_fits(p, bytes + keep_free);
+          if (!p.kept && !p.admits_after_load && take_kept_witness_if_that_fits(p, bytes + keep_free, &uncharged)) {
+            return;  // it fits now: nothing else need go
+          }
           params.evict_idle_for(bytes + keep_free, set);
           trim_backends_if_that_fits(bytes + keep_free);
           if (!*load) never_fits = never_fits_beside_set(p);
@@ -82,6 +86,7 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
           in = budget.reserve(bytes, give_up_or_never_fits, on_pressure, keep_free);
         } catch (...) {
           leave_the_kept_witness();
+          if (*load) params.unclaim(set);
           throw;
         }
         if (!in) {
@@ -298,18 +303,19 @@ uint64_t Engine::Impl::take_kept_witness(Partition& p) {
   return e->charged;
 }
 
-uint64_t Engine::Impl::take_kept_witness_if_that_fits(Partition& p, uint64_t need) {
+bool Engine::Impl::take_kept_witness_if_that_fits(Partition& p, uint64_t need, uint64_t* uncharged) {
   const uint64_t taken = take_kept_witness(p);
-  if (!taken) return 0;
+  if (!p.kept) return false;
   const uint64_t used = budget.used();
   if (used - std::min(used, taken) + need <= budget.total()) {
+    *uncharged = taken;  // before the release: whatever follows, the caller charges it again
     budget.release(taken);
-    return taken;
+    return true;
   }
   uint64_t charge = taken;
-  give_back_kept_witness(p, &charge);
+  give_back_kept_witness(p, &charge, /*here=*/false, /*recheck=*/false);  // else on_pressure again at once
   if (charge) budget.release(charge);
-  return 0;
+  return false;
 }
 
 void Engine::Impl::show_kept_witnesses() {
@@ -317,17 +323,18 @@ void Engine::Impl::show_kept_witnesses() {
   tracker.set_kept_witness_bytes(int64_t(kept_witnesses.bytes()));
 }
 
-void Engine::Impl::keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here) {
+void Engine::Impl::keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here, bool recheck) {
   KeptWitnesses::Entry e{std::move(w), 0};
   e.charged = std::min(e.witness.bytes(), *reservation);
   *reservation -= e.charged;
   if (auto displaced = kept_witnesses.put(std::move(e))) free_kept_witness(std::move(*displaced), here);
   show_kept_witnesses();
+  if (recheck) budget.recheck();  // the head of the line may take it, or have it dropped, now
 }
 
-void Engine::Impl::give_back_kept_witness(Partition& p, uint64_t* reservation, bool here) {
+void Engine::Impl::give_back_kept_witness(Partition& p, uint64_t* reservation, bool here, bool recheck) {
   if (!p.kept) return;
-  keep_witness(std::move(*p.kept), reservation, here);
+  keep_witness(std::move(*p.kept), reservation, here, recheck);
   p.kept.reset();
 }
 

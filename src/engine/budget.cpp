@@ -39,7 +39,14 @@ bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
       if (on_pressure && pressured_at != version_) {
         pressured_at = version_;
         lock.unlock();
-        on_pressure();
+        try {
+          on_pressure();
+        } catch (...) {  // withdrawn: a ticket left at the head would hold up every later waiter
+          lock.lock();
+          waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket));
+          cv_.notify_all();
+          throw;
+        }
         lock.lock();
         continue;
       }

@@ -30,7 +30,8 @@ class MemoryBudget {
   // Returns whether the bytes were reserved. bytes > total() never fits: callers reject
   // such work up front.
   // on_pressure (optional) runs, outside the lock, when this waiter is at the head of the line
-  // and does not fit, once per change of the budget: it may free memory (evict idle sets).
+  // and does not fit, once per change of the budget: it may free memory (evict idle sets). What
+  // it throws withdraws the reservation and propagates.
   // keep_free: the bytes fit only when keep_free more would still fit (room left for urgent work).
   bool reserve(uint64_t bytes, const std::function<bool()>& give_up, const std::function<void()>& on_pressure = {},
                uint64_t keep_free = 0);

@@ -266,14 +266,16 @@ struct Engine::Impl {
   // waits for the next synthesis of its shape, charged with up to its bytes taken from
   // *reservation; give_back_kept_witness does so with p.kept (p never synthesized). An entry
   // displaced, and those drop_kept_witnesses takes, are freed and their charge released after:
-  // on the deallocation thread, or here when the caller runs on it (here = true).
+  // on the deallocation thread, or here when the caller runs on it (here = true). A kept one makes
+  // the head of the budget line look again (recheck), unless the head itself gave it back.
   uint64_t take_kept_witness(Partition& p);
   // At the head of the budget line: one of p's shape, when its charge given back lets `need` in
-  // (then released: the caller's reservation pays for it); the bytes it brought, or 0.
-  uint64_t take_kept_witness_if_that_fits(Partition& p, uint64_t need);
+  // (then released, its bytes in *uncharged: the caller's reservation pays for it, or the caller
+  // charges it again when it leaves the line); whether it took one.
+  bool take_kept_witness_if_that_fits(Partition& p, uint64_t need, uint64_t* uncharged);
   void show_kept_witnesses();  // the tracker's witness_kept_bytes
-  void keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here = false);
-  void give_back_kept_witness(Partition& p, uint64_t* reservation, bool here = false);
+  void keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here = false, bool recheck = true);
+  void give_back_kept_witness(Partition& p, uint64_t* reservation, bool here = false, bool recheck = true);
   void drop_kept_witnesses(bool here = false);
   void free_kept_witness(KeptWitnesses::Entry&& e, bool here);
   // Moves p's buffers to a tracked stage (its first: enters the tracker); the event is logged

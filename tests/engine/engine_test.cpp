@@ -73,6 +73,14 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
   b.wake_all();
   waiter.join();
   b.release(100);
+
+  // An on_pressure that throws withdraws its reservation: it holds up no later one.
+  EXPECT_TRUE(b.try_reserve(100));
+  EXPECT_THROW(b.reserve(1, nullptr, [] { throw std::runtime_error("pressure"); }), std::runtime_error);
+  EXPECT_EQ(b.waiters(), 0u);
+  b.release(100);
+  EXPECT_TRUE(b.try_reserve(1)) << "nobody waits";
+  b.release(1);
   EXPECT_EQ(b.used(), 0u);
   EXPECT_THROW(b.release(1), std::logic_error);
 }

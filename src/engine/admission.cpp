@@ -62,23 +62,23 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
         // A partition that can never fit beside what stays of its set's host copy gives up.
         std::string never_fits;
         // A witness of its shape kept since (by a partition that ended) is taken rather than
-        // freed when its charge, given back to the budget, lets this reservation (the head of the
-        // line) in: then the reservation pays for it. Until it does, that memory is uncharged:
-        // charged again and given back if the partition leaves the line instead.
-        uint64_t uncharged = 0;
-        auto on_pressure = [&] {
-          if (!p.kept && !p.admits_after_load && take_kept_witness_if_that_fits(p, bytes + keep_free, &uncharged)) {
-            return;  // it fits now: nothing else need go
+        // freed when its charge lets this reservation (the head of the line) in: the reservation
+        // takes the charge over (it stays charged throughout), and gives the witness back with it
+        // if the partition leaves the line instead.
+        uint64_t taken_over = 0;
+        auto on_pressure = [&]() -> uint64_t {
+          if (!p.kept && !p.admits_after_load) {
+            taken_over = take_kept_witness_if_that_fits(p, bytes + keep_free);
+            if (p.kept) return taken_over;  // it fits now: nothing else need go
           }
           params.evict_idle_for(bytes + keep_free, set);
           trim_backends_if_that_fits(bytes + keep_free);
           if (!*load) never_fits = never_fits_beside_set(p);
+          return 0;
         };
         auto leave_the_kept_witness = [&] {
-          if (!p.kept) return;
-          budget.force_reserve(uncharged);
-          give_back_kept_witness(p, &uncharged);
-          if (uncharged) budget.release(uncharged);
+          give_back_kept_witness(p, &taken_over);
+          if (taken_over) budget.release(taken_over);
         };
         auto give_up_or_never_fits = [&] { return give_up() || !never_fits.empty(); };
         bool in = false;
@@ -95,6 +95,7 @@ bool Engine::Impl::admit(Partition& p, const std::string& worker) {
           if (!never_fits.empty()) throw EngineError(EngineError::Code::kFailedPrecondition, never_fits);
           return false;
         }
+        if (taken_over > bytes) budget.release(taken_over - bytes);  // beyond what it counted for
       }
       if (*load) params.load_paid(set, *load);
       if (p.admits_after_load) return true;  // p.reserved stays 0: the set's bytes are its charge
@@ -181,10 +182,11 @@ bool Engine::Impl::admit_after_set_load(Partition& p, const std::string& worker)
   p.set_where(Stage::kWaitingBudget, worker);
   std::string never_fits;
   auto give_up = [&] { return p.job->stop.load() || stopping.load() || !never_fits.empty(); };
-  auto on_pressure = [&] {
+  auto on_pressure = [&]() -> uint64_t {
     params.evict_idle_for(need + keep_free, set);
     trim_backends_if_that_fits(need + keep_free);
     never_fits = never_fits_beside_set(p);
+    return 0;
   };
   if (!budget.reserve(need, give_up, on_pressure, keep_free)) {
     if (!never_fits.empty()) throw EngineError(EngineError::Code::kFailedPrecondition, never_fits);
@@ -303,19 +305,15 @@ uint64_t Engine::Impl::take_kept_witness(Partition& p) {
   return e->charged;
 }
 
-bool Engine::Impl::take_kept_witness_if_that_fits(Partition& p, uint64_t need, uint64_t* uncharged) {
+uint64_t Engine::Impl::take_kept_witness_if_that_fits(Partition& p, uint64_t need) {
   const uint64_t taken = take_kept_witness(p);
-  if (!p.kept) return false;
+  if (!p.kept) return 0;
   const uint64_t used = budget.used();
-  if (used - std::min(used, taken) + need <= budget.total()) {
-    *uncharged = taken;  // before the release: whatever follows, the caller charges it again
-    budget.release(taken);
-    return true;
-  }
+  if (used - std::min(used, taken) + need <= budget.total()) return taken;
   uint64_t charge = taken;
   give_back_kept_witness(p, &charge, /*here=*/false, /*recheck=*/false);  // else on_pressure again at once
   if (charge) budget.release(charge);
-  return false;
+  return 0;
 }
 
 void Engine::Impl::show_kept_witnesses() {

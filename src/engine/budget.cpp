@@ -23,11 +23,12 @@ size_t MemoryBudget::waiters() const {
 }
 
 bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
-                           const std::function<void()>& on_pressure, uint64_t keep_free) {
+                           const std::function<uint64_t()>& on_pressure, uint64_t keep_free) {
   std::unique_lock lock(mutex_);
   const uint64_t ticket = next_ticket_++;
   waiting_.push_back(ticket);
   uint64_t pressured_at = ~uint64_t(0);
+  uint64_t taken_over = 0;  // of bytes, charged already (on_pressure's)
   for (;;) {
     if (give_up && give_up()) {
       waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket));
@@ -35,12 +36,12 @@ bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
       return false;
     }
     if (waiting_.front() == ticket) {
-      if (used_ + bytes + keep_free <= total_) break;
+      if (used_ + (bytes - taken_over) + keep_free <= total_) break;
       if (on_pressure && pressured_at != version_) {
         pressured_at = version_;
         lock.unlock();
         try {
-          on_pressure();
+          taken_over += std::min(on_pressure(), bytes - taken_over);
         } catch (...) {  // withdrawn: a ticket left at the head would hold up every later waiter
           lock.lock();
           waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket));
@@ -54,7 +55,7 @@ bool MemoryBudget::reserve(uint64_t bytes, const std::function<bool()>& give_up,
     cv_.wait(lock);
   }
   waiting_.pop_front();
-  used_ += bytes;
+  used_ += bytes - taken_over;
   peak_ = std::max(peak_, used_);
   cv_.notify_all();
   changed(lock);

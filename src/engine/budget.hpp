@@ -30,10 +30,13 @@ class MemoryBudget {
   // Returns whether the bytes were reserved. bytes > total() never fits: callers reject
   // such work up front.
   // on_pressure (optional) runs, outside the lock, when this waiter is at the head of the line
-  // and does not fit, once per change of the budget: it may free memory (evict idle sets). What
-  // it throws withdraws the reservation and propagates.
+  // and does not fit, once per change of the budget: it may free memory (evict idle sets), and
+  // returns the bytes of memory already charged that the caller takes over for this reservation
+  // (a kept buffer it will use): they count towards `bytes` (at most), and stay charged, the
+  // caller's, when the reservation is given up. What it throws withdraws the reservation and
+  // propagates (what it took over before stays charged, the caller's).
   // keep_free: the bytes fit only when keep_free more would still fit (room left for urgent work).
-  bool reserve(uint64_t bytes, const std::function<bool()>& give_up, const std::function<void()>& on_pressure = {},
+  bool reserve(uint64_t bytes, const std::function<bool()>& give_up, const std::function<uint64_t()>& on_pressure = {},
                uint64_t keep_free = 0);
   // Reserves without waiting when the bytes (and keep_free more) fit now and nobody waits.
   bool try_reserve(uint64_t bytes, uint64_t keep_free = 0);

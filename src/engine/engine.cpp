@@ -442,9 +442,10 @@ void Engine::preload_params(const std::string& param_id) {
         const auto load = m.params.claim_load(param_id, give_up);
         if (!load) throw stopping;
         if (*load) {
-          auto on_pressure = [&] {
+          auto on_pressure = [&]() -> uint64_t {
             m.params.evict_idle_for(*load + room, param_id);
             m.trim_backends_if_that_fits(*load + room);
+            return 0;
           };
           if (!m.budget.reserve(*load, give_up, on_pressure, room)) {
             m.params.unclaim(param_id);

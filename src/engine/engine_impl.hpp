@@ -269,10 +269,10 @@ struct Engine::Impl {
   // on the deallocation thread, or here when the caller runs on it (here = true). A kept one makes
   // the head of the budget line look again (recheck), unless the head itself gave it back.
   uint64_t take_kept_witness(Partition& p);
-  // At the head of the budget line: one of p's shape, when its charge given back lets `need` in
-  // (then released, its bytes in *uncharged: the caller's reservation pays for it, or the caller
-  // charges it again when it leaves the line); whether it took one.
-  bool take_kept_witness_if_that_fits(Partition& p, uint64_t need, uint64_t* uncharged);
+  // At the head of the budget line: one of p's shape, when its charge lets `need` in (the
+  // caller's reservation takes the charge over: MemoryBudget::reserve's on_pressure); its charge,
+  // or 0 (none taken).
+  uint64_t take_kept_witness_if_that_fits(Partition& p, uint64_t need);
   void show_kept_witnesses();  // the tracker's witness_kept_bytes
   void keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here = false, bool recheck = true);
   void give_back_kept_witness(Partition& p, uint64_t* reservation, bool here = false, bool recheck = true);

@@ -76,11 +76,20 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
 
   // An on_pressure that throws withdraws its reservation: it holds up no later one.
   EXPECT_TRUE(b.try_reserve(100));
-  EXPECT_THROW(b.reserve(1, nullptr, [] { throw std::runtime_error("pressure"); }), std::runtime_error);
+  EXPECT_THROW(b.reserve(1, nullptr, []() -> uint64_t { throw std::runtime_error("pressure"); }), std::runtime_error);
   EXPECT_EQ(b.waiters(), 0u);
   b.release(100);
   EXPECT_TRUE(b.try_reserve(1)) << "nobody waits";
   b.release(1);
+
+  // Bytes on_pressure hands over (charged already: a kept buffer the caller takes) count towards
+  // the reservation: 80 used, of them 30 handed over, so 40 more need only 10.
+  EXPECT_TRUE(b.try_reserve(80));
+  int pressured = 0;
+  EXPECT_TRUE(b.reserve(40, nullptr, [&]() -> uint64_t { return pressured++ ? 0 : 30; }));
+  EXPECT_EQ(pressured, 1);
+  EXPECT_EQ(b.used(), 90u);
+  b.release(90);
   EXPECT_EQ(b.used(), 0u);
   EXPECT_THROW(b.release(1), std::logic_error);
 }

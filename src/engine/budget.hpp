@@ -4,7 +4,8 @@
 // Under the budget policy used() <= total() at every change, except for what force_reserve
 // charges: urgent partitions (UrgentAdmission::kBeside, by design: used() <= total() plus the
 // bytes urgent partitions hold, and the sets they load), the jobs' parsed inputs (in memory
-// before the job is accepted) and a set or an assignment larger than its estimate.
+// before the job is accepted), a set or an assignment larger than its estimate, and a compiled
+// circuit read or recorded while the budget is full (engine/compiled_circuits.hpp).
 #pragma once
 
 #include <condition_variable>

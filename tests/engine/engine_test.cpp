@@ -90,6 +90,18 @@ TEST(MemoryBudgetTest, ReservesInArrivalOrderAndGivesUp) {
   EXPECT_EQ(pressured, 1);
   EXPECT_EQ(b.used(), 90u);
   b.release(90);
+  // Given up after a hand-over, the bytes handed over stay charged: the caller's.
+  EXPECT_TRUE(b.try_reserve(80));
+  bool handed = false;
+  EXPECT_FALSE(b.reserve(
+      50, [&] { return handed; },
+      [&]() -> uint64_t {
+        handed = true;
+        return 20;
+      }));
+  EXPECT_EQ(b.used(), 80u) << "nothing reserved, nothing released";
+  EXPECT_EQ(b.waiters(), 0u);
+  b.release(80);
   EXPECT_EQ(b.used(), 0u);
   EXPECT_THROW(b.release(1), std::logic_error);
 }

@@ -122,22 +122,21 @@ class Writer {
   BlockDigests digests_;
 };
 
-// Reads a file in two steps: its fields are parsed from the front (read()), its arrays only
-// located (array(): sized, and filled later), then fill() reads the whole body on every core,
+// Reads a file in two steps: its fields are parsed from the front (bytes(), value()), its arrays
+// only located (array(): sized, and filled later), then fill() reads the whole body on every core,
 // hashing each block and copying its bytes into the arrays, and checks the digest. Read with
 // pread, not mapped: a file cut short under a mapping would kill the process.
 class Reader {
  public:
   explicit Reader(const std::filesystem::path& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) fail("cannot be opened");
+    fd_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_.fd < 0) fail("cannot be opened");
     struct stat st {};
-    if (fstat(fd_, &st) != 0) fail("cannot be sized");
+    if (fstat(fd_.fd, &st) != 0) fail("cannot be sized");
     size_ = uint64_t(st.st_size);
     if (size_ < 32) fail("is truncated (" + std::to_string(size_) + " bytes)");
     body_ = size_ - 32;
   }
-  ~Reader() { ::close(fd_); }
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
@@ -197,7 +196,7 @@ class Reader {
   void read_at(uint64_t offset, void* p, size_t n) const {
     auto* out = static_cast<uint8_t*>(p);
     while (n) {
-      const ssize_t got = ::pread(fd_, out, n, off_t(offset));
+      const ssize_t got = ::pread(fd_.fd, out, n, off_t(offset));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0)
         fail(got < 0 ? std::string("could not be read: ") + std::strerror(errno) : "changed while it was read");
@@ -223,8 +222,15 @@ class Reader {
     sha.finish(digest);
   }
 
+  // Closed with the reader, also when its constructor refuses the file (a member, not the body).
+  struct Fd {
+    int fd = -1;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
   std::filesystem::path path_;
-  int fd_ = -1;
+  Fd fd_;
   uint64_t size_ = 0, body_ = 0, at_ = 0;
   size_t block_ = 0;
   std::vector<Piece> pieces_;

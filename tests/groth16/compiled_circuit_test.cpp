@@ -197,6 +197,13 @@ TEST(CompiledCircuitTest, FileRoundTripsAndRefusesWhatItCannotUse) {
   other_format[8] ^= 0x7f;
   refused(other_format, "synthetic-1024-c1", "format");
   refused("not a compiled circuit at all, just some text to fill forty bytes", "synthetic-1024-c1", "CUZKR1CS");
+  // A file refused as it is opened (too short for its digest) leaves no descriptor open.
+  auto open_descriptors = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{});
+  };
+  const auto before = open_descriptors();
+  for (int i = 0; i < 64; i++) refused(good.substr(0, 20), "synthetic-1024-c1", "truncated");
+  EXPECT_EQ(open_descriptors(), before);
   std::filesystem::remove_all(dir);
 }
 

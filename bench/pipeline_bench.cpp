@@ -315,12 +315,21 @@ class PartitionZero final : public r1cs::Circuit {
   const engine::ProofInput& input_;
 };
 
+// Where the engine reads the kind's compiled circuit, and the id the file must name.
+struct CompiledFile {
+  std::filesystem::path path;
+  std::string id;
+};
+CompiledFile compiled_file_of(const PipelineBenchArgs& a, const engine::ProofInput& input) {
+  const std::string param_id = input.param_id();
+  return {engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id),
+          engine::CompiledCircuits::circuit_id(param_id)};
+}
+
 // --compile-only: the kind's compiled circuit recorded where the engine reads it, in parallel
 // sections (all threads) and serially, checked equal, and read again.
 int compile_only(const PipelineBenchArgs& a, const engine::ProofInput& input) {
-  const std::string param_id = input.param_id();
-  const auto path = engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id);
-  const std::string id = engine::CompiledCircuits::circuit_id(param_id);
+  const auto [path, id] = compiled_file_of(a, input);
   const PartitionZero circuit(input);
   std::printf("compiled circuit of %s (%s), %u threads\n\n| step | s | note |\n|---|---|---|\n",
               input.describe().c_str(), input.kind().c_str(), tbb::this_task_arena::max_concurrency());
@@ -357,9 +366,7 @@ int compile_only(const PipelineBenchArgs& a, const engine::ProofInput& input) {
 // --read-compiled: the kind's compiled circuit read from where --compile-only recorded it (the
 // engine's load at each process start), on every thread and on one, three times each.
 int read_compiled(const PipelineBenchArgs& a, const engine::ProofInput& input) {
-  const std::string param_id = input.param_id();
-  const auto path = engine::CompiledCircuits::file_in(std::filesystem::path(a.params_dir) / "compiled", param_id);
-  const std::string id = engine::CompiledCircuits::circuit_id(param_id);
+  const auto [path, id] = compiled_file_of(a, input);
   if (!std::filesystem::exists(path)) {
     std::fprintf(stderr, "cuzk-bench pipeline: no %s (record it first with --compile-only)\n", path.string().c_str());
     return 2;

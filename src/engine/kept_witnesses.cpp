@@ -56,9 +56,4 @@ uint64_t KeptWitnesses::charged() const {
   return b;
 }
 
-size_t KeptWitnesses::size() const {
-  std::lock_guard lock(mutex_);
-  return entries_.size();
-}
-
 }  // namespace cuzk::engine

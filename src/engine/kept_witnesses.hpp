@@ -39,7 +39,6 @@ class KeptWitnesses {
 
   uint64_t bytes() const;    // their memory
   uint64_t charged() const;  // their budget charge
-  size_t size() const;
 
  private:
   const size_t capacity_;

@@ -1,5 +1,7 @@
 // cuzk-daemon end to end, running: status and metrics, parameter sets, signals and shutdown,
 // limits, the configuration file, and the cuzk client's exit codes.
+#include <gtest/gtest-spi.h>
+
 #include "daemon_test_helpers.hpp"
 
 namespace {
@@ -65,6 +67,20 @@ TEST(DaemonTest, StatusAndMetricsAfterWork) {
   EXPECT_EQ(gs.budget_used_bytes(), resident_param_bytes(st));
   d.http_get("/healthz", &code);
   EXPECT_EQ(code, 200);
+}
+
+// A daemon that dies during a test (a sanitizer's report ends it) fails the test by name, with the
+// report ahead of the whole log.
+TEST(DaemonTest, ADaemonThatEndsByItselfFailsTheTestWithItsReport) {
+  EXPECT_NONFATAL_FAILURE(
+      {
+        DaemonProcess d;
+        std::ofstream(d.dir() + "/daemon.log", std::ios::app)
+            << "==================\nWARNING: ThreadSanitizer: data race (a test's)\n  Read of size 1\n";
+        kill(d.pid(), SIGKILL);
+        while (d.running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      },
+      "exited by itself during the test, with 137\nWARNING: ThreadSanitizer: data race (a test's)\n  Read of size 1");
 }
 
 TEST(DaemonTest, PreloadAndEvictParams) {

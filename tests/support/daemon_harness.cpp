@@ -1,5 +1,6 @@
 #include "daemon_harness.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
@@ -112,6 +113,11 @@ DaemonProcess::DaemonProcess(std::vector<std::string> extra_args, bool tcp) {
 }
 
 DaemonProcess::~DaemonProcess() {
+  // A daemon that ended by itself (a sanitizer's report, a crash) is named ahead of its whole log,
+  // whose tail a CI summary may cut off.
+  if (!stopped_ && !running() && exit_code_ != -1) {
+    ADD_FAILURE() << "cuzk-daemon exited by itself during the test, with " << exit_code_ << "\n" << sanitizer_report();
+  }
   if (running()) stop(SIGKILL, std::chrono::seconds(10));
   if (::testing::Test::HasFailure()) std::cerr << "--- daemon log (" << dir_ << ") ---\n" << log() << "---\n";
   std::error_code ec;
@@ -130,6 +136,7 @@ bool DaemonProcess::running() {
 }
 
 int DaemonProcess::stop(int sig, std::chrono::seconds timeout) {
+  stopped_ = true;
   if (!running()) return exit_code_;
   kill(pid_, sig);
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -145,6 +152,20 @@ std::string DaemonProcess::log() const {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+std::string DaemonProcess::sanitizer_report() const {
+  const std::string text = log();
+  size_t at = std::string::npos;
+  for (const char* mark :
+       {"WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"}) {
+    at = std::min(at, text.find(mark));
+  }
+  if (at == std::string::npos) return {};
+  at = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+  size_t end = at;
+  for (int lines = 0; lines < 40 && end != std::string::npos; ++lines) end = text.find('\n', end + 1);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
 bool DaemonProcess::link_parameters(const std::filesystem::path& cached) const {

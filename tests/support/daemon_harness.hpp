@@ -38,6 +38,8 @@ class DaemonProcess {
   int stop(int sig, std::chrono::seconds timeout = std::chrono::seconds(120));
   bool running();
   std::string log() const;
+  // The first sanitizer report in the log (its first 40 lines), or "" when there is none.
+  std::string sanitizer_report() const;
   // Puts a cached parameter file into the daemon's parameter cache as a symbolic link: the 2 KiB
   // update circuit's file is 625 MiB, and copies of it filled a shared disk. Returns false when the
   // cached file is absent.
@@ -48,6 +50,7 @@ class DaemonProcess {
   uint16_t http_port_ = 0, tcp_port_ = 0;
   pid_t pid_ = -1;
   int exit_code_ = -1;
+  bool stopped_ = false;  // stop() was called: an exit is the test's doing
 };
 
 // A synthetic proof request (2^10 constraints, one partition unless told otherwise).

@@ -323,9 +323,10 @@ void Engine::Impl::show_kept_witnesses() {
 
 void Engine::Impl::keep_witness(r1cs::KeptWitness&& w, uint64_t* reservation, bool here, bool recheck) {
   KeptWitnesses::Entry e{std::move(w), 0};
-  e.charged = std::min(e.witness.bytes(), *reservation);
-  *reservation -= e.charged;
-  if (auto displaced = kept_witnesses.put(std::move(e))) free_kept_witness(std::move(*displaced), here);
+  const uint64_t charged = e.charged = std::min(e.witness.bytes(), *reservation);
+  auto displaced = kept_witnesses.put(std::move(e));  // if it throws, e is freed and its charge stays
+  *reservation -= charged;
+  if (displaced) free_kept_witness(std::move(*displaced), here);
   show_kept_witnesses();
   if (recheck) budget.recheck();  // the head of the line may take it, or have it dropped, now
 }
@@ -364,6 +365,7 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
     move_stage(*p, Stage::kDeallocPending, p->tracked, completed ? nullptr : "dealloc_pending (dropped)");
   }
   dealloc->post([this, p = std::move(p), completed] {
+    uint64_t r = p->reserved.exchange(0);  // released last, also when something below throws
     try {
       // A proved witness-only partition's aux memory waits for the next synthesis of its shape.
       std::optional<r1cs::KeptWitness> witness;
@@ -382,13 +384,16 @@ void Engine::Impl::retire(std::shared_ptr<Partition> p, bool completed) {
         p->in_tracker = false;
       }
       // A dropped partition's compact copies went back to its backend: paid from its reservation.
-      uint64_t r = p->reserved.exchange(0);
       if (witness) keep_witness(std::move(*witness), &r, /*here=*/true);
       give_back_kept_witness(*p, &r, /*here=*/true);  // admitted with one, and never synthesized
       charge_idle_host_memory(&r);
-      if (r) budget.release(r);
     } catch (const std::exception& e) {
       spdlog::error("partition {}: releasing its buffers failed: {}", p->label, e.what());
+    }
+    try {
+      if (r) budget.release(r);
+    } catch (const std::exception& e) {
+      spdlog::error("partition {}: releasing its reservation failed: {}", p->label, e.what());
     }
     partition_ended(*p);  // always: a job must end
   });

@@ -11,11 +11,11 @@ std::optional<KeptWitnesses::Entry> KeptWitnesses::put(Entry&& e) {
     out.emplace(std::move(e));
     return out;
   }
-  if (entries_.size() == capacity_) {
+  entries_.push_back(std::move(e));  // first: if it throws, e and every entry stay as they were
+  if (entries_.size() > capacity_) {
     out.emplace(std::move(entries_.front()));
     entries_.pop_front();
   }
-  entries_.push_back(std::move(e));
   return out;
 }
 

@@ -30,7 +30,7 @@ class KeptWitnesses {
   size_t capacity() const { return capacity_; }
 
   // Keeps e; returns the entry it displaces (the oldest, once capacity wait; e itself when the
-  // capacity is 0), for the caller to free and release.
+  // capacity is 0), for the caller to free and release. If it throws, e is left with the caller.
   std::optional<Entry> put(Entry&& e);
   // One whose memory holds `elements` aux elements and is at most an eighth larger, if any.
   std::optional<Entry> take(uint64_t elements);

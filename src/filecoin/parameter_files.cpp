@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/owned_fd.hpp"
+
 namespace cuzk::filecoin {
 namespace {
 
@@ -304,13 +306,6 @@ struct MdCtxFree {
   void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
 };
 
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 ParameterId make_id(ParameterCircuit circuit, uint64_t sector_size, std::string prefix, std::string identifier) {
   ParameterId id;
   id.circuit = circuit;
@@ -494,7 +489,7 @@ const ParameterManifest& published_parameter_manifest() {
 }
 
 std::string parameter_digest(const std::filesystem::path& path, const DigestProgress& progress) {
-  Fd f;
+  OwnedFd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) throw std::runtime_error("cannot open parameter file " + path.string() + ": " + std::strerror(errno));
   struct stat st {};

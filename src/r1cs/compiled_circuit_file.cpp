@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "util/owned_fd.hpp"
+
 namespace cuzk::r1cs {
 namespace {
 
@@ -222,15 +224,8 @@ class Reader {
     sha.finish(digest);
   }
 
-  // Closed with the reader, also when its constructor refuses the file (a member, not the body).
-  struct Fd {
-    int fd = -1;
-    ~Fd() {
-      if (fd >= 0) ::close(fd);
-    }
-  };
   std::filesystem::path path_;
-  Fd fd_;
+  OwnedFd fd_;  // a member: closed also when the constructor refuses the file
   uint64_t size_ = 0, body_ = 0, at_ = 0;
   size_t block_ = 0;
   std::vector<Piece> pieces_;
